@@ -1,0 +1,971 @@
+//! The immutable compressed-sparse-row baseline.
+//!
+//! # Cost model
+//! - Build: two passes over the edges per thread (degree count, scatter) plus
+//!   a pass to find the largest id; `O(E + V)` work, parallel with rayon.
+//! - Scan: one contiguous slice per vertex, the fastest layout there is.
+//! - Update: not supported. Adding one edge means rebuilding — the cost the
+//!   dynamic stores in this workspace exist to avoid.
+//! - Memory: `8 (V + 1)` bytes of offsets, 4 bytes per edge of targets, 4 more
+//!   per edge with weights, and the same again for in-edges when transposed.
+
+use crate::traits::{Graph, InNeighbors, OutNeighbors, WeightedOutNeighbors};
+use crate::{DEFAULT_VERTEX_LIMIT, Edge, Error, Result, Semantics, VertexId, Weight, WeightedEdge};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// How to build a [`Csr`].
+#[derive(Clone, Debug)]
+pub struct CsrOptions {
+    /// The vertex count. `None`: largest id + 1. An id at or beyond a given
+    /// count is an error.
+    pub vertex_count: Option<usize>,
+    /// Refuse graphs with more vertices than this (see
+    /// [`DEFAULT_VERTEX_LIMIT`]).
+    pub vertex_limit: usize,
+    /// Also build the in-edges (the transpose), for pull kernels.
+    pub transpose: bool,
+    /// Sort each neighbour list by destination. Stable: equal destinations
+    /// keep input order, and their weights move with them.
+    pub sort: bool,
+    /// Sort and drop repeated `src -> dst` pairs, keeping the first one's
+    /// weight. The result has [`Semantics::Simple`].
+    pub dedupe: bool,
+}
+
+impl Default for CsrOptions {
+    fn default() -> Self {
+        Self {
+            vertex_count: None,
+            vertex_limit: DEFAULT_VERTEX_LIMIT,
+            transpose: false,
+            sort: false,
+            dedupe: false,
+        }
+    }
+}
+
+impl CsrOptions {
+    /// Sets [`CsrOptions::transpose`].
+    pub fn transpose(mut self, transpose: bool) -> Self {
+        self.transpose = transpose;
+        self
+    }
+
+    /// Sets [`CsrOptions::sort`].
+    pub fn sort(mut self, sort: bool) -> Self {
+        self.sort = sort;
+        self
+    }
+
+    /// Sets [`CsrOptions::dedupe`].
+    pub fn dedupe(mut self, dedupe: bool) -> Self {
+        self.dedupe = dedupe;
+        self
+    }
+
+    /// Sets [`CsrOptions::vertex_count`].
+    pub fn vertex_count(mut self, vertex_count: usize) -> Self {
+        self.vertex_count = Some(vertex_count);
+        self
+    }
+}
+
+/// A run of edges as parallel arrays (struct of arrays), the shape a parser's
+/// per-thread buffer has. [`Csr::from_chunks`] builds from a list of them
+/// without concatenating them first.
+#[derive(Clone, Copy, Debug)]
+pub struct EdgeChunk<'a> {
+    /// Sources.
+    pub src: &'a [VertexId],
+    /// Destinations, as long as `src`.
+    pub dst: &'a [VertexId],
+    /// Weights, as long as `src`, or `None`.
+    pub weights: Option<&'a [Weight]>,
+}
+
+/// Immutable CSR: offsets (`u64`), targets (`u32`), optional weights (`f32`)
+/// and optional in-edges.
+///
+/// ```
+/// use dyngraph_core::{Csr, CsrOptions, Edge, OutNeighbors};
+/// let edges = [Edge::new(0, 1), Edge::new(0, 2), Edge::new(2, 0)];
+/// let csr = Csr::from_edges(&edges, CsrOptions::default()).unwrap();
+/// assert_eq!(csr.out_neighbors(0).collect::<Vec<_>>(), [1, 2]);
+/// assert_eq!(csr.targets(), &[1, 2, 0]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Csr {
+    offsets: Vec<u64>,
+    targets: Vec<VertexId>,
+    weights: Option<Vec<Weight>>,
+    in_offsets: Option<Vec<u64>>,
+    in_sources: Option<Vec<VertexId>>,
+    semantics: Semantics,
+}
+
+/// A borrowed CSR over slices that live elsewhere (for example a memory-mapped
+/// snapshot). Same read traits and cost model as [`Csr`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CsrView<'a> {
+    offsets: &'a [u64],
+    targets: &'a [VertexId],
+    weights: Option<&'a [Weight]>,
+    in_offsets: Option<&'a [u64]>,
+    in_sources: Option<&'a [VertexId]>,
+    semantics: Semantics,
+}
+
+impl Csr {
+    /// Builds from a slice of edges, keeping input order within each vertex
+    /// unless `options` sort or dedupe.
+    pub fn from_edges(edges: &[Edge], options: CsrOptions) -> Result<Csr> {
+        build(&RecordSeq(edges), &options)
+    }
+
+    /// Builds a weighted CSR from a slice of weighted edges.
+    pub fn from_weighted_edges(edges: &[WeightedEdge], options: CsrOptions) -> Result<Csr> {
+        build(&RecordSeq(edges), &options)
+    }
+
+    /// Builds from per-thread edge buffers, treated as one sequence in the
+    /// order given: per-partition degree counts, a prefix sum and a scatter,
+    /// with no globally sorted edge list in between (GVEL's scheme). Either
+    /// every chunk has weights or none does.
+    pub fn from_chunks(chunks: &[EdgeChunk<'_>], options: CsrOptions) -> Result<Csr> {
+        build(&ChunkSeq::new(chunks)?, &options)
+    }
+
+    /// Assembles a `Csr` from arrays, checking that they describe a graph:
+    /// `offsets` starts at 0, never decreases, ends at `targets.len()`,
+    /// every target is `< offsets.len() - 1`, and weights match targets.
+    pub fn from_parts(
+        offsets: Vec<u64>,
+        targets: Vec<VertexId>,
+        weights: Option<Vec<Weight>>,
+        semantics: Semantics,
+    ) -> Result<Csr> {
+        validate(&offsets, &targets, weights.as_deref())?;
+        Ok(Csr {
+            offsets,
+            targets,
+            weights,
+            in_offsets: None,
+            in_sources: None,
+            semantics,
+        })
+    }
+
+    /// Adds the in-edges (transpose) if they are not there yet.
+    pub fn with_transpose(mut self) -> Csr {
+        if self.in_offsets.is_none() {
+            let (in_offsets, in_sources) = transpose(&self.offsets, &self.targets);
+            self.in_offsets = Some(in_offsets);
+            self.in_sources = Some(in_sources);
+        }
+        self
+    }
+
+    /// A borrowed view of this graph.
+    pub fn view(&self) -> CsrView<'_> {
+        CsrView {
+            offsets: &self.offsets,
+            targets: &self.targets,
+            weights: self.weights.as_deref(),
+            in_offsets: self.in_offsets.as_deref(),
+            in_sources: self.in_sources.as_deref(),
+            semantics: self.semantics,
+        }
+    }
+
+    /// The offsets array: `offsets[v]..offsets[v + 1]` indexes `v`'s edges.
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// The targets array, all neighbour lists back to back.
+    pub fn targets(&self) -> &[VertexId] {
+        &self.targets
+    }
+
+    /// The weights, parallel to [`Csr::targets`], if any.
+    pub fn weights(&self) -> Option<&[Weight]> {
+        self.weights.as_deref()
+    }
+
+    /// In-edge offsets, when transposed.
+    pub fn in_offsets(&self) -> Option<&[u64]> {
+        self.in_offsets.as_deref()
+    }
+
+    /// In-edge sources, when transposed.
+    pub fn in_sources(&self) -> Option<&[VertexId]> {
+        self.in_sources.as_deref()
+    }
+
+    /// The out-neighbours of `v` as a slice.
+    #[inline]
+    pub fn out_slice(&self, v: VertexId) -> &[VertexId] {
+        let v = v as usize;
+        &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+
+    /// The in-neighbours of `v` as a slice (empty when not transposed).
+    #[inline]
+    pub fn in_slice(&self, v: VertexId) -> &[VertexId] {
+        in_slice(self.in_offsets.as_deref(), self.in_sources.as_deref(), v)
+    }
+
+    /// Heap bytes held by the arrays (capacity, not just length).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.offsets.capacity() * size_of::<u64>()
+            + self.targets.capacity() * size_of::<VertexId>()
+            + self
+                .weights
+                .as_ref()
+                .map_or(0, |w| w.capacity() * size_of::<Weight>())
+            + self
+                .in_offsets
+                .as_ref()
+                .map_or(0, |o| o.capacity() * size_of::<u64>())
+            + self
+                .in_sources
+                .as_ref()
+                .map_or(0, |s| s.capacity() * size_of::<VertexId>())
+    }
+}
+
+impl<'a> CsrView<'a> {
+    /// A view over arrays that live elsewhere, checked as in
+    /// [`Csr::from_parts`] (and the in-edge arrays the same way when given).
+    pub fn new(
+        offsets: &'a [u64],
+        targets: &'a [VertexId],
+        weights: Option<&'a [Weight]>,
+        in_edges: Option<(&'a [u64], &'a [VertexId])>,
+        semantics: Semantics,
+    ) -> Result<Self> {
+        validate(offsets, targets, weights)?;
+        if let Some((in_offsets, in_sources)) = in_edges {
+            validate(in_offsets, in_sources, None)?;
+            if in_offsets.len() != offsets.len() || in_sources.len() != targets.len() {
+                return Err(Error::InvalidStructure(
+                    "in-edge arrays do not match the out-edge arrays in size".into(),
+                ));
+            }
+        }
+        Ok(Self {
+            offsets,
+            targets,
+            weights,
+            in_offsets: in_edges.map(|(o, _)| o),
+            in_sources: in_edges.map(|(_, s)| s),
+            semantics,
+        })
+    }
+
+    /// Copies the view into an owned [`Csr`].
+    pub fn to_csr(&self) -> Csr {
+        Csr {
+            offsets: self.offsets.to_vec(),
+            targets: self.targets.to_vec(),
+            weights: self.weights.map(<[Weight]>::to_vec),
+            in_offsets: self.in_offsets.map(<[u64]>::to_vec),
+            in_sources: self.in_sources.map(<[VertexId]>::to_vec),
+            semantics: self.semantics,
+        }
+    }
+
+    /// See [`Csr::offsets`].
+    pub fn offsets(&self) -> &'a [u64] {
+        self.offsets
+    }
+
+    /// See [`Csr::targets`].
+    pub fn targets(&self) -> &'a [VertexId] {
+        self.targets
+    }
+
+    /// See [`Csr::weights`].
+    pub fn weights(&self) -> Option<&'a [Weight]> {
+        self.weights
+    }
+
+    /// See [`Csr::in_offsets`].
+    pub fn in_offsets(&self) -> Option<&'a [u64]> {
+        self.in_offsets
+    }
+
+    /// See [`Csr::in_sources`].
+    pub fn in_sources(&self) -> Option<&'a [VertexId]> {
+        self.in_sources
+    }
+
+    /// See [`Csr::out_slice`].
+    #[inline]
+    pub fn out_slice(&self, v: VertexId) -> &'a [VertexId] {
+        let v = v as usize;
+        &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+
+    /// See [`Csr::in_slice`].
+    #[inline]
+    pub fn in_slice(&self, v: VertexId) -> &'a [VertexId] {
+        in_slice(self.in_offsets, self.in_sources, v)
+    }
+}
+
+#[inline]
+fn in_slice<'a>(
+    offsets: Option<&'a [u64]>,
+    sources: Option<&'a [VertexId]>,
+    v: VertexId,
+) -> &'a [VertexId] {
+    match (offsets, sources) {
+        (Some(offsets), Some(sources)) => {
+            let v = v as usize;
+            &sources[offsets[v] as usize..offsets[v + 1] as usize]
+        }
+        _ => &[],
+    }
+}
+
+/// `(neighbour, weight)` pairs of one vertex of a [`Csr`]; weight 1 when the
+/// graph has none.
+#[derive(Clone, Debug)]
+pub struct CsrWeightedNeighbors<'a> {
+    targets: std::slice::Iter<'a, VertexId>,
+    weights: Option<std::slice::Iter<'a, Weight>>,
+}
+
+impl Iterator for CsrWeightedNeighbors<'_> {
+    type Item = (VertexId, Weight);
+
+    #[inline]
+    fn next(&mut self) -> Option<(VertexId, Weight)> {
+        let target = *self.targets.next()?;
+        let weight = match &mut self.weights {
+            Some(weights) => *weights.next()?,
+            None => 1.0,
+        };
+        Some((target, weight))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.targets.size_hint()
+    }
+}
+
+impl ExactSizeIterator for CsrWeightedNeighbors<'_> {}
+
+/// The read traits for `Csr` and `CsrView`, written once over the inherent
+/// `out_slice`/`in_slice` both types have.
+macro_rules! impl_csr_read_traits {
+    ($ty:ty) => {
+        impl Graph for $ty {
+            #[inline]
+            fn vertex_count(&self) -> usize {
+                self.offsets.len().saturating_sub(1)
+            }
+
+            #[inline]
+            fn edge_count(&self) -> u64 {
+                self.targets.len() as u64
+            }
+
+            fn semantics(&self) -> Semantics {
+                self.semantics
+            }
+        }
+
+        impl OutNeighbors for $ty {
+            type OutNeighbors<'b>
+                = std::iter::Copied<std::slice::Iter<'b, VertexId>>
+            where
+                Self: 'b;
+
+            #[inline]
+            fn out_degree(&self, v: VertexId) -> u64 {
+                self.offsets[v as usize + 1] - self.offsets[v as usize]
+            }
+
+            #[inline]
+            fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+                self.out_slice(v).iter().copied()
+            }
+        }
+
+        impl InNeighbors for $ty {
+            type InNeighbors<'b>
+                = std::iter::Copied<std::slice::Iter<'b, VertexId>>
+            where
+                Self: 'b;
+
+            #[inline]
+            fn has_in_edges(&self) -> bool {
+                self.in_offsets.is_some()
+            }
+
+            #[inline]
+            fn in_degree(&self, v: VertexId) -> u64 {
+                self.in_slice(v).len() as u64
+            }
+
+            #[inline]
+            fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_> {
+                self.in_slice(v).iter().copied()
+            }
+        }
+
+        impl WeightedOutNeighbors for $ty {
+            type WeightedOutNeighbors<'b>
+                = CsrWeightedNeighbors<'b>
+            where
+                Self: 'b;
+
+            fn has_weights(&self) -> bool {
+                self.weights.is_some()
+            }
+
+            #[inline]
+            fn out_neighbors_weighted(&self, v: VertexId) -> CsrWeightedNeighbors<'_> {
+                let range =
+                    self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize;
+                CsrWeightedNeighbors {
+                    targets: self.targets[range.clone()].iter(),
+                    weights: self.weights.as_ref().map(|w| w[range].iter()),
+                }
+            }
+        }
+    };
+}
+
+impl_csr_read_traits!(Csr);
+impl_csr_read_traits!(CsrView<'_>);
+
+fn validate(offsets: &[u64], targets: &[VertexId], weights: Option<&[Weight]>) -> Result<()> {
+    let invalid = |message: String| Err(Error::InvalidStructure(message));
+    if offsets.is_empty() {
+        return invalid("offsets must hold at least one entry".into());
+    }
+    if offsets[0] != 0 {
+        return invalid(format!("offsets[0] is {}, expected 0", offsets[0]));
+    }
+    if *offsets.last().unwrap_or(&0) != targets.len() as u64 {
+        return invalid(format!(
+            "last offset is {}, but there are {} targets",
+            offsets[offsets.len() - 1],
+            targets.len()
+        ));
+    }
+    if let Some(position) = offsets
+        .par_windows(2)
+        .position_first(|pair| pair[0] > pair[1])
+    {
+        return invalid(format!("offsets decrease at vertex {position}"));
+    }
+    let vertex_count = (offsets.len() - 1) as u64;
+    if let Some(position) = targets
+        .par_iter()
+        .position_first(|&t| u64::from(t) >= vertex_count)
+    {
+        return invalid(format!(
+            "target {} at position {position} is not below the vertex count {vertex_count}",
+            targets[position]
+        ));
+    }
+    if let Some(weights) = weights
+        && weights.len() != targets.len()
+    {
+        return invalid(format!(
+            "{} weights for {} targets",
+            weights.len(),
+            targets.len()
+        ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Parallel build.
+
+/// An edge sequence the builder can walk by index range, in order.
+trait EdgeSeq: Sync {
+    fn len(&self) -> usize;
+    fn weighted(&self) -> bool;
+    fn for_each(&self, range: Range<usize>, f: impl FnMut(VertexId, VertexId, Weight));
+}
+
+/// One edge record of an array-of-structs input.
+trait EdgeRecord: Sync {
+    const WEIGHTED: bool;
+    fn parts(&self) -> (VertexId, VertexId, Weight);
+}
+
+impl EdgeRecord for Edge {
+    const WEIGHTED: bool = false;
+    #[inline]
+    fn parts(&self) -> (VertexId, VertexId, Weight) {
+        (self.src, self.dst, 1.0)
+    }
+}
+
+impl EdgeRecord for WeightedEdge {
+    const WEIGHTED: bool = true;
+    #[inline]
+    fn parts(&self) -> (VertexId, VertexId, Weight) {
+        (self.src, self.dst, self.weight)
+    }
+}
+
+struct RecordSeq<'a, E>(&'a [E]);
+
+impl<E: EdgeRecord> EdgeSeq for RecordSeq<'_, E> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn weighted(&self) -> bool {
+        E::WEIGHTED
+    }
+
+    #[inline]
+    fn for_each(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
+        for record in &self.0[range] {
+            let (src, dst, weight) = record.parts();
+            f(src, dst, weight);
+        }
+    }
+}
+
+struct ChunkSeq<'a> {
+    chunks: &'a [EdgeChunk<'a>],
+    /// `starts[i]` is the global index of chunk `i`'s first edge; one extra
+    /// entry holds the total.
+    starts: Vec<usize>,
+    weighted: bool,
+}
+
+impl<'a> ChunkSeq<'a> {
+    fn new(chunks: &'a [EdgeChunk<'a>]) -> Result<Self> {
+        let weighted = chunks.first().is_some_and(|c| c.weights.is_some());
+        let mut starts = Vec::with_capacity(chunks.len() + 1);
+        let mut total = 0usize;
+        for (index, chunk) in chunks.iter().enumerate() {
+            if chunk.src.len() != chunk.dst.len() {
+                return Err(Error::InvalidStructure(format!(
+                    "chunk {index}: {} sources but {} destinations",
+                    chunk.src.len(),
+                    chunk.dst.len()
+                )));
+            }
+            match chunk.weights {
+                Some(w) if !weighted || w.len() != chunk.src.len() => {
+                    return Err(Error::InvalidStructure(format!(
+                        "chunk {index}: weights missing elsewhere or of the wrong length"
+                    )));
+                }
+                None if weighted => {
+                    return Err(Error::InvalidStructure(format!(
+                        "chunk {index} has no weights but chunk 0 has"
+                    )));
+                }
+                _ => {}
+            }
+            starts.push(total);
+            total += chunk.src.len();
+        }
+        starts.push(total);
+        Ok(Self {
+            chunks,
+            starts,
+            weighted,
+        })
+    }
+}
+
+impl EdgeSeq for ChunkSeq<'_> {
+    fn len(&self) -> usize {
+        *self.starts.last().unwrap_or(&0)
+    }
+
+    fn weighted(&self) -> bool {
+        self.weighted
+    }
+
+    fn for_each(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
+        if range.is_empty() {
+            return;
+        }
+        // The chunk holding `range.start`: the last one starting at or before it.
+        let mut index = self.starts.partition_point(|&s| s <= range.start) - 1;
+        let mut position = range.start;
+        while position < range.end {
+            let chunk = &self.chunks[index];
+            let chunk_start = self.starts[index];
+            let local = position - chunk_start..(range.end - chunk_start).min(chunk.src.len());
+            let (src, dst) = (&chunk.src[local.clone()], &chunk.dst[local.clone()]);
+            match chunk.weights {
+                Some(weights) => {
+                    for ((&s, &d), &w) in src.iter().zip(dst).zip(&weights[local.clone()]) {
+                        f(s, d, w);
+                    }
+                }
+                None => {
+                    for (&s, &d) in src.iter().zip(dst) {
+                        f(s, d, 1.0);
+                    }
+                }
+            }
+            position += local.len();
+            index += 1;
+        }
+    }
+}
+
+/// The edges of a built CSR, read back as a sequence (used for the transpose).
+struct CsrSeq<'a> {
+    offsets: &'a [u64],
+    targets: &'a [VertexId],
+}
+
+impl EdgeSeq for CsrSeq<'_> {
+    fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    fn weighted(&self) -> bool {
+        false
+    }
+
+    fn for_each(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
+        if range.is_empty() {
+            return;
+        }
+        // First vertex whose edges reach past range.start.
+        let mut v = self.offsets.partition_point(|&o| o <= range.start as u64) - 1;
+        let mut position = range.start;
+        while position < range.end {
+            let end = (self.offsets[v + 1] as usize).min(range.end);
+            for &target in &self.targets[position..end] {
+                f(v as VertexId, target, 1.0);
+            }
+            position = end;
+            v += 1;
+        }
+    }
+}
+
+/// Swaps source and destination.
+struct Reversed<S>(S);
+
+impl<S: EdgeSeq> EdgeSeq for Reversed<S> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn weighted(&self) -> bool {
+        false
+    }
+
+    fn for_each(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
+        self.0.for_each(range, |s, d, w| f(d, s, w));
+    }
+}
+
+/// `parts` contiguous ranges covering `0..len`, as equal as possible.
+fn even_ranges(len: usize, parts: usize) -> Vec<Range<usize>> {
+    let parts = parts.max(1);
+    (0..parts)
+        .map(|i| len * i / parts..len * (i + 1) / parts)
+        .collect()
+}
+
+/// Vertex ranges holding roughly equal numbers of edges, so a skewed graph
+/// does not leave one thread with the hub vertices' work.
+fn edge_balanced_vertex_ranges(offsets: &[u64], parts: usize) -> Vec<Range<usize>> {
+    let vertex_count = offsets.len() - 1;
+    let total = offsets[vertex_count];
+    let parts = parts.max(1);
+    let mut bounds = vec![0usize];
+    for i in 1..parts {
+        let goal = total * i as u64 / parts as u64;
+        let bound = offsets.partition_point(|&o| o < goal).min(vertex_count);
+        bounds.push(bound.max(*bounds.last().unwrap_or(&0)));
+    }
+    bounds.push(vertex_count);
+    bounds.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
+/// Splits `slice` into consecutive pieces of the given lengths.
+fn split_by_lengths<T>(
+    mut slice: &mut [T],
+    lengths: impl IntoIterator<Item = usize>,
+) -> Vec<&mut [T]> {
+    let mut pieces = Vec::new();
+    for length in lengths {
+        let (head, tail) = slice.split_at_mut(length);
+        pieces.push(head);
+        slice = tail;
+    }
+    pieces
+}
+
+fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
+    let threads = rayon::current_num_threads();
+    let edge_ranges = even_ranges(seq.len(), threads);
+
+    // Pass 0: the largest id, to size (or check) the vertex array.
+    let max_id = edge_ranges
+        .par_iter()
+        .map(|range| {
+            let mut max: Option<VertexId> = None;
+            seq.for_each(range.clone(), |s, d, _| max = max.max(Some(s.max(d))));
+            max
+        })
+        .max()
+        .flatten();
+    let vertex_count = match (options.vertex_count, max_id) {
+        (Some(count), Some(id)) if id as usize >= count => {
+            return Err(Error::VertexOutOfRange {
+                vertex: id.into(),
+                vertex_count: count as u64,
+            });
+        }
+        (Some(count), _) => count,
+        (None, Some(id)) => id as usize + 1,
+        (None, None) => 0,
+    };
+    if vertex_count > options.vertex_limit {
+        return Err(Error::VertexLimit {
+            vertex: vertex_count as u64 - 1,
+            needed: vertex_count as u64,
+            limit: options.vertex_limit as u64,
+        });
+    }
+
+    let (mut offsets, mut targets, mut weights) = scatter(seq, vertex_count, &edge_ranges, threads);
+    if options.sort || options.dedupe {
+        (offsets, targets, weights) =
+            sort_lists(offsets, targets, weights, options.dedupe, threads);
+    }
+    let (in_offsets, in_sources) = if options.transpose {
+        let (o, s) = transpose(&offsets, &targets);
+        (Some(o), Some(s))
+    } else {
+        (None, None)
+    };
+    let semantics = if options.dedupe {
+        Semantics::Simple
+    } else {
+        Semantics::Multigraph
+    };
+    Ok(Csr {
+        offsets,
+        targets,
+        weights,
+        in_offsets,
+        in_sources,
+        semantics,
+    })
+}
+
+fn transpose(offsets: &[u64], targets: &[VertexId]) -> (Vec<u64>, Vec<VertexId>) {
+    let threads = rayon::current_num_threads();
+    let seq = Reversed(CsrSeq { offsets, targets });
+    let (in_offsets, in_sources, _) = scatter(
+        &seq,
+        offsets.len() - 1,
+        &even_ranges(seq.len(), threads),
+        threads,
+    );
+    (in_offsets, in_sources)
+}
+
+/// Degree count per edge partition, prefix sum, then a scatter in which each
+/// thread owns a range of vertices (and so a disjoint slice of the targets)
+/// and walks the edges in order, keeping input order within every vertex.
+/// Owning output ranges keeps the scatter free of `unsafe` shared writes; the
+/// price is that each thread reads every source id once.
+fn scatter<S: EdgeSeq>(
+    seq: &S,
+    vertex_count: usize,
+    edge_ranges: &[Range<usize>],
+    threads: usize,
+) -> (Vec<u64>, Vec<VertexId>, Option<Vec<Weight>>) {
+    let partition_degrees: Vec<Vec<u64>> = edge_ranges
+        .par_iter()
+        .map(|range| {
+            let mut degrees = vec![0u64; vertex_count];
+            seq.for_each(range.clone(), |s, _, _| degrees[s as usize] += 1);
+            degrees
+        })
+        .collect();
+    let degrees = match partition_degrees.len() {
+        1 => partition_degrees.into_iter().next().unwrap_or_default(),
+        _ => (0..vertex_count)
+            .into_par_iter()
+            .map(|v| partition_degrees.iter().map(|d| d[v]).sum())
+            .collect(),
+    };
+    let mut offsets = Vec::with_capacity(vertex_count + 1);
+    let mut running = 0u64;
+    offsets.push(0);
+    for degree in degrees {
+        running += degree;
+        offsets.push(running);
+    }
+
+    let edge_count = running as usize;
+    let mut targets = vec![0 as VertexId; edge_count];
+    let mut weights = seq.weighted().then(|| vec![0.0 as Weight; edge_count]);
+    let vertex_ranges = edge_balanced_vertex_ranges(&offsets, threads);
+    let lengths: Vec<usize> = vertex_ranges
+        .iter()
+        .map(|r| (offsets[r.end] - offsets[r.start]) as usize)
+        .collect();
+    let target_pieces = split_by_lengths(&mut targets, lengths.iter().copied());
+    let weight_pieces: Vec<Option<&mut [Weight]>> = match weights.as_mut() {
+        Some(w) => split_by_lengths(w, lengths.iter().copied())
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => vertex_ranges.iter().map(|_| None).collect(),
+    };
+    vertex_ranges
+        .into_par_iter()
+        .zip(target_pieces)
+        .zip(weight_pieces)
+        .for_each(|((range, target_piece), mut weight_piece)| {
+            let base = offsets[range.start];
+            let mut cursor: Vec<usize> = offsets[range.clone()]
+                .iter()
+                .map(|&o| (o - base) as usize)
+                .collect();
+            let (low, high) = (range.start as VertexId, range.end as VertexId);
+            seq.for_each(0..seq.len(), |s, d, w| {
+                if s >= low && s < high {
+                    let slot = &mut cursor[(s - low) as usize];
+                    target_piece[*slot] = d;
+                    if let Some(weights) = weight_piece.as_deref_mut() {
+                        weights[*slot] = w;
+                    }
+                    *slot += 1;
+                }
+            });
+        });
+    (offsets, targets, weights)
+}
+
+/// Sorts every neighbour list (stable, weights alongside) and, with
+/// `dedupe`, keeps the first of each run of equal targets, then compacts.
+fn sort_lists(
+    offsets: Vec<u64>,
+    mut targets: Vec<VertexId>,
+    mut weights: Option<Vec<Weight>>,
+    dedupe: bool,
+    threads: usize,
+) -> (Vec<u64>, Vec<VertexId>, Option<Vec<Weight>>) {
+    let vertex_count = offsets.len() - 1;
+    let vertex_ranges = edge_balanced_vertex_ranges(&offsets, threads);
+    let lengths: Vec<usize> = vertex_ranges
+        .iter()
+        .map(|r| (offsets[r.end] - offsets[r.start]) as usize)
+        .collect();
+    let mut new_degrees = vec![0u64; vertex_count];
+    {
+        let target_pieces = split_by_lengths(&mut targets, lengths.iter().copied());
+        let weight_pieces: Vec<Option<&mut [Weight]>> = match weights.as_mut() {
+            Some(w) => split_by_lengths(w, lengths.iter().copied())
+                .into_iter()
+                .map(Some)
+                .collect(),
+            None => vertex_ranges.iter().map(|_| None).collect(),
+        };
+        let degree_pieces =
+            split_by_lengths(&mut new_degrees, vertex_ranges.iter().map(|r| r.len()));
+        vertex_ranges
+            .par_iter()
+            .zip(target_pieces)
+            .zip(weight_pieces)
+            .zip(degree_pieces)
+            .for_each(|(((range, targets), mut weights), degrees)| {
+                let base = offsets[range.start];
+                let mut pairs: Vec<(VertexId, Weight)> = Vec::new();
+                for (i, v) in range.clone().enumerate() {
+                    let list = (offsets[v] - base) as usize..(offsets[v + 1] - base) as usize;
+                    let kept = match weights.as_deref_mut() {
+                        Some(weights) => {
+                            pairs.clear();
+                            pairs.extend(
+                                targets[list.clone()]
+                                    .iter()
+                                    .copied()
+                                    .zip(weights[list.clone()].iter().copied()),
+                            );
+                            pairs.sort_by_key(|&(t, _)| t);
+                            if dedupe {
+                                pairs.dedup_by_key(|&mut (t, _)| t);
+                            }
+                            for (k, &(t, w)) in pairs.iter().enumerate() {
+                                targets[list.start + k] = t;
+                                weights[list.start + k] = w;
+                            }
+                            pairs.len()
+                        }
+                        None => {
+                            let list = &mut targets[list];
+                            list.sort_unstable();
+                            if dedupe {
+                                dedup_sorted_in_place(list)
+                            } else {
+                                list.len()
+                            }
+                        }
+                    };
+                    degrees[i] = kept as u64;
+                }
+            });
+    }
+    if !dedupe {
+        return (offsets, targets, weights);
+    }
+    // Compact: each list's kept prefix moves to its new place.
+    let mut new_offsets = Vec::with_capacity(vertex_count + 1);
+    let mut running = 0u64;
+    new_offsets.push(0);
+    for &degree in &new_degrees {
+        running += degree;
+        new_offsets.push(running);
+    }
+    let new_targets = compact(&targets, &offsets, &new_degrees, running as usize);
+    let new_weights = weights.map(|w| compact(&w, &offsets, &new_degrees, running as usize));
+    (new_offsets, new_targets, new_weights)
+}
+
+/// Copies the first `kept[v]` entries of every list into a new dense array.
+fn compact<T: Copy>(old: &[T], offsets: &[u64], kept: &[u64], total: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(total);
+    for (v, &count) in kept.iter().enumerate() {
+        let start = offsets[v] as usize;
+        out.extend_from_slice(&old[start..start + count as usize]);
+    }
+    out
+}
+
+/// Removes repeats from a sorted slice, moving kept values to the front;
+/// returns how many are kept.
+fn dedup_sorted_in_place(list: &mut [VertexId]) -> usize {
+    if list.is_empty() {
+        return 0;
+    }
+    let mut kept = 1;
+    for i in 1..list.len() {
+        if list[i] != list[kept - 1] {
+            list[kept] = list[i];
+            kept += 1;
+        }
+    }
+    kept
+}
