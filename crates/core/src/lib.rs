@@ -44,8 +44,8 @@
 //!
 //! # Testing support
 //!
-//! With the `testing` feature, [`testing::ReferenceGraph`] is a plain
-//! adjacency model and [`testing::compare_with_model`] checks any store
+//! With the `testing` feature, `testing::ReferenceGraph` is a plain
+//! adjacency model and `testing::compare_with_model` checks any store
 //! against it vertex by vertex.
 #![deny(missing_docs)]
 
