@@ -345,7 +345,12 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         }
         let count = self.counts[leaf];
         let (_, upper) = self.tree.bounds(0);
-        if (count + 1) as f64 > upper * self.leaf_size as f64 {
+        let root_upper = self.config.thresholds.root_upper;
+        if (self.len + 1) as f64 > root_upper * self.slots.len() as f64 {
+            // Keep the root within its bound after every insert: this is
+            // what bounds memory at `N / root_upper` slots.
+            self.grow_for_insert(leaf, pos, x);
+        } else if (count + 1) as f64 > upper * self.leaf_size as f64 {
             self.rebalance_for_insert(leaf, pos, x);
         } else {
             let base = leaf * self.leaf_size;
@@ -420,6 +425,11 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
                 return;
             }
         }
+        self.grow_for_insert(leaf, pos, x);
+    }
+
+    /// Doubles the array (more than once if needed) and places `x`.
+    fn grow_for_insert(&mut self, leaf: usize, pos: usize, x: T) {
         let rank = self.counts[..leaf].iter().sum::<usize>() + pos;
         let upper = self.config.thresholds.root_upper;
         let mut capacity = self.slots.len() * 2;

@@ -461,7 +461,12 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         let runs = self.runs_of(section..section + 1);
         let capacity = self.start[runs.end] - self.start[runs.start];
         let (_, upper) = self.tree.bounds(0);
-        if (self.section_len[section] + 1) as f64 > upper * capacity as f64 {
+        let root_upper = self.config.thresholds.root_upper;
+        if (self.total + 1) as f64 > root_upper * self.slots.len() as f64 {
+            // Keep the root within its bound after every insert: this is
+            // what bounds memory at `N / root_upper` slots.
+            self.grow(run);
+        } else if (self.section_len[section] + 1) as f64 > upper * capacity as f64 {
             self.rebalance_for_insert(run);
         } else if !self.has_slack(run) {
             self.shift_for(run, runs);
@@ -543,6 +548,12 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 return;
             }
         }
+        self.grow(run);
+    }
+
+    /// Doubles the array (more than once if needed), leaving `run` a free
+    /// slot.
+    fn grow(&mut self, run: usize) {
         let upper = self.config.thresholds.root_upper;
         let needed = self.total + 1;
         let mut capacity = self.slots.len().max(1) * 2;
@@ -606,9 +617,11 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         }
         let mut moved = 0u64;
         // Pass 0: squeeze reclaimable elements out of each run, leftward
-        // inside the run's own slots, so every run below is dense.
+        // inside the run's own slots, so every run below is dense. The run
+        // receiving an insert keeps its tombstones this time, so the
+        // caller's position in it stays valid.
         if !matches!(self.reclaim, Reclaim::Never) {
-            for r in a..b {
+            for r in (a..b).filter(|&r| pending != Some(r)) {
                 let s = self.start[r];
                 let l = self.len[r];
                 let mut write = s;
