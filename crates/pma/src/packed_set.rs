@@ -540,7 +540,29 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         if let (Some((_, x)), Some(dst)) = (hole, hole_dst) {
             self.slots[dst] = x;
         }
+        #[cfg(debug_assertions)]
+        self.debug_check_relayout(leaf_size);
         moved
+    }
+
+    /// Debug builds: after a redistribution the new leaves fit and their
+    /// elements are strictly increasing (nothing lost order or doubled).
+    #[cfg(debug_assertions)]
+    fn debug_check_relayout(&self, leaf_size: usize) {
+        let mut previous: Option<T> = None;
+        for &(start, count) in &self.scratch_new {
+            assert!(
+                count <= leaf_size,
+                "leaf over capacity after a redistribution"
+            );
+            for &x in &self.slots[start..start + count] {
+                assert!(
+                    previous.is_none_or(|p| p < x),
+                    "order broken by a redistribution"
+                );
+                previous = Some(x);
+            }
+        }
     }
 
     /// Checks every invariant the set keeps; `O(capacity)`. Meant for tests
