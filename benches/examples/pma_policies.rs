@@ -69,7 +69,7 @@ fn run_policy(policy: Box<dyn GapPolicy>, runs: u32, ops: &[u32], budget: Durati
     for (i, &run) in ops.iter().enumerate() {
         layout.push(run as usize, i as u32).expect("run exists");
         inserted += 1;
-        if i % 4096 == 0 && start.elapsed() > budget {
+        if i % 256 == 0 && start.elapsed() > budget {
             finished = i + 1 == ops.len();
             break;
         }
@@ -97,7 +97,7 @@ fn run_packed_set(runs: u32, ops: &[u32], budget: Duration) -> Row {
         set.insert((run, *seq));
         *seq += 1;
         inserted += 1;
-        if i % 4096 == 0 && start.elapsed() > budget {
+        if i % 256 == 0 && start.elapsed() > budget {
             finished = i + 1 == ops.len();
             break;
         }
@@ -133,11 +133,17 @@ fn main() {
         "| workload | layout | inserts | secs | inserts/s | moves/insert | rebalances L[0-3) / [3-7) / >=7 | grows | density | bytes/elem |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
+    // PMA_ONLY=<name prefix> restricts the table to one workload (for
+    // profiling).
+    let only = std::env::var("PMA_ONLY").unwrap_or_default();
     for workload in [
         RunWorkload::Uniform,
         RunWorkload::Hammer,
         RunWorkload::Zipf(2.0),
     ] {
+        if !workload.name().starts_with(&only) {
+            continue;
+        }
         let ops = run_workload(workload, runs, elements, 42);
         let name = workload.name();
         let policies: [Box<dyn GapPolicy>; 3] = [
