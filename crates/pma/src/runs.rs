@@ -32,11 +32,11 @@ const SHIFT_SLACK: usize = 16;
 /// | tombstoning | `O(1)` through [`run_mut`](Self::run_mut); the slot is reclaimed by the next redistribution of its window (if [`Reclaim`] allows) or by [`compact`](Self::compact) |
 /// | [`run`](Self::run) | `O(1)`: a `&[T]` |
 /// | full scan | every run's slice in order; the elements are contiguous per run and runs are in id order, so a scan reads `N / density` slots of `T` plus two words per run |
-/// | [`add_runs`](Self::add_runs) | `O(added)`: each new run gets one free slot at the end of the array (no element moves) |
+/// | [`add_runs`](Self::add_runs) | amortized `O(added)`: each new run gets one free slot at the end of the array (no element moves, unless the added slots drop the root below its lower bound and the array halves) |
 ///
 /// Memory: `capacity * size_of::<T>()` for the slots (capacity stays
-/// between `N / root_upper` and `2 N / root_lower`, and never below one
-/// slot per run nor the configured minimum) plus two `usize` and a flag
+/// between `N / root_upper` and `2 N / root_lower`, and never below the
+/// configured minimum plus one slot per run) plus two `usize` and a flag
 /// per run (start, length, "handed out mutably") and one `usize` per
 /// section; see [`memory_bytes`](Self::memory_bytes).
 ///
@@ -166,7 +166,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         let t = config.thresholds;
         let target = (t.root_lower + t.root_upper) / 2.0;
         let capacity = ((n as f64 / target).ceil() as usize)
-            .max(config.min_capacity)
+            .max(config.min_capacity + lengths.len())
             .max(n + lengths.len());
         elements.resize(capacity, T::default());
         layout.slots = elements;
@@ -363,6 +363,10 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             self.tree = DensityTree::new(sections.max(1), self.config.thresholds);
         }
         self.policy.on_resize(self.slots.len(), self.run_count());
+        // The added slots may leave the root below its lower bound; that
+        // needs as many added slots as a removal-driven shrink needs
+        // removals, so it stays amortized O(1) per added run.
+        self.maybe_shrink();
         first..first + count
     }
 
@@ -595,10 +599,10 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.resize_to(capacity, Some(run));
     }
 
-    /// The array never shrinks below one slot per run, nor below the
-    /// configured minimum.
+    /// The array never shrinks below the configured minimum plus one slot
+    /// per run (what [`add_runs`](Self::add_runs) adds).
     fn capacity_floor(&self) -> usize {
-        self.config.min_capacity.max(self.run_count())
+        self.config.min_capacity + self.run_count()
     }
 
     /// Halves the array while the root is below `root_lower / 2` (and
@@ -767,8 +771,8 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     /// each run fits its slots; the array size matches the last boundary;
     /// section and total counts match the run lengths; the tree matches the
     /// section count; the root is within its upper bound and above the
-    /// shrink threshold (or at the capacity floor: the larger of the
-    /// minimum capacity and one slot per run).
+    /// shrink threshold (or at the capacity floor: the minimum capacity
+    /// plus one slot per run).
     pub fn validate(&self) -> Result<(), PmaError> {
         let fail = |why: String| Err(PmaError::Invariant(why));
         let run_count = self.run_count();
