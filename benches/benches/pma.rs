@@ -97,6 +97,12 @@ fn scans(c: &mut Criterion) {
         runs.push(run as usize, i as u32).expect("run exists");
     }
     let dense_runs: Vec<u32> = runs.runs().flatten().copied().collect();
+    // The same runs as CSR: offsets into the dense vector.
+    let mut offsets = Vec::with_capacity(runs.run_count() + 1);
+    offsets.push(0usize);
+    for run in runs.runs() {
+        offsets.push(offsets.last().copied().unwrap_or(0) + run.len());
+    }
     let set: PackedSet<u32> = (0..SCAN_ELEMENTS as u32)
         .map(|x| x.wrapping_mul(2_654_435_761))
         .collect();
@@ -127,6 +133,17 @@ fn scans(c: &mut Criterion) {
     });
     group.bench_function("runs-dense-vec", |b| {
         b.iter(|| black_box(dense_runs.iter().map(|&x| u64::from(x)).sum::<u64>()))
+    });
+    group.bench_function("runs-csr-walk", |b| {
+        b.iter(|| {
+            let mut sum = 0u64;
+            for v in 0..offsets.len() - 1 {
+                for &x in &dense_runs[offsets[v]..offsets[v + 1]] {
+                    sum += u64::from(x);
+                }
+            }
+            black_box(sum)
+        })
     });
     group.bench_function("set-leaf-slices", |b| {
         b.iter(|| {
