@@ -9,7 +9,9 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use dyngraph_benches::{RunWorkload, run_workload};
-use dyngraph_pma::{DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet};
+use dyngraph_pma::{
+    DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet, PmaConfig,
+};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -107,6 +109,12 @@ fn scans(c: &mut Criterion) {
         .map(|x| x.wrapping_mul(2_654_435_761))
         .collect();
     let dense_set: Vec<u32> = set.iter().collect();
+    // The same keys with 256-slot leaves: fewer, longer inner loops.
+    let set_wide = PackedSet::from_iter_with(
+        PmaConfig::default().section_size(256),
+        dense_set.iter().copied(),
+    )
+    .expect("valid configuration");
     eprintln!(
         "scan inputs: runs density {:.3} ({} slots), set density {:.3} ({} slots)",
         runs.density(),
@@ -149,6 +157,17 @@ fn scans(c: &mut Criterion) {
         b.iter(|| {
             let mut sum = 0u64;
             for leaf in set.leaf_slices() {
+                for &x in leaf {
+                    sum += u64::from(x);
+                }
+            }
+            black_box(sum)
+        })
+    });
+    group.bench_function("set-leaf-slices-256", |b| {
+        b.iter(|| {
+            let mut sum = 0u64;
+            for leaf in set_wide.leaf_slices() {
                 for &x in leaf {
                     sum += u64::from(x);
                 }
