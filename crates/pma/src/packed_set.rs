@@ -301,7 +301,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         (0..self.counts.len())
             .rev()
             .find(|&l| self.counts[l] > 0)
-            .map(|l| *self.leaf(l).last().unwrap_or_else(|| unreachable!()))
+            .and_then(|l| self.leaf(l).last().copied())
     }
 
     /// All elements in increasing order.
