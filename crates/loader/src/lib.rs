@@ -1,3 +1,8 @@
-//! `dyngraph-loader`: not implemented yet. Its issue in the tracker describes
-//! what it will hold; until that lands this crate is intentionally empty.
+//! `dyngraph-loader`: graph generators and (in progress) parallel readers.
 #![deny(missing_docs)]
+
+pub mod generate;
+mod stream;
+
+pub use generate::{ArrivalOrder, Generator, GraphKind};
+pub use stream::{EdgeStream, EdgeValues, ValueKind};
