@@ -12,8 +12,9 @@
 //! `DYNGRAPH_KERNEL_SCALE` (default 20) sets the scale of both generated
 //! graphs; `DYNGRAPH_KERNEL_GRAPHS` (comma-separated, default
 //! `small,sx-mathoverflow,kronecker,uniform`) chooses the graphs to build;
-//! `DYNGRAPH_KERNEL_ONLY` (a substring) keeps only the benchmark ids that
-//! contain it, skipping their verification run too.
+//! `DYNGRAPH_KERNEL_ONLY` (comma-separated substrings) keeps only the
+//! benchmark ids that contain one of them, skipping their verification run
+//! too.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use dyngraph_core::{Csr, CsrOptions, Graph, OutNeighbors, VertexId, WeightedEdge};
@@ -41,7 +42,9 @@ fn graph_wanted(graph: &str) -> bool {
 }
 
 fn wanted(id: &str) -> bool {
-    std::env::var("DYNGRAPH_KERNEL_ONLY").map_or(true, |only| id.contains(&only))
+    std::env::var("DYNGRAPH_KERNEL_ONLY").map_or(true, |only| {
+        only.split(',').any(|part| id.contains(part.trim()))
+    })
 }
 
 fn generated(name: &str, generator: Generator) -> Input {
