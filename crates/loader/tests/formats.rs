@@ -6,8 +6,8 @@ use dyngraph_core::{
     WeightedEdge,
 };
 use dyngraph_loader::{
-    EdgeStream, EdgeValues, Format, LoadOptions, ThirdColumn, load_csr, load_edge_stream,
-    parse_csr, parse_edge_stream, write_edges, write_edges_to,
+    EdgeStream, EdgeValues, Format, LoadOptions, Snapshot, ThirdColumn, load_csr, load_edge_stream,
+    parse_csr, parse_edge_stream, read_snapshot, write_edges, write_edges_to, write_snapshot,
 };
 use proptest::prelude::*;
 
@@ -195,6 +195,19 @@ fn text_to_csr_to_snapshot_and_back() {
     write_edges(&mtx, &stream, Format::MatrixMarket).unwrap();
     let again = load_csr(&mtx, &LoadOptions::default()).unwrap();
     assert_eq!(again, csr);
+
+    // Csr -> binary snapshot -> Csr, by map and by reads, with in-edges.
+    let csr = csr.with_transpose();
+    let snapshot_path = temp_path("roundtrip.csr");
+    write_snapshot(&snapshot_path, &csr).unwrap();
+    assert_eq!(read_snapshot(&snapshot_path).unwrap(), csr);
+    // SAFETY: this test wrote the file in its own directory and nothing
+    // else touches it while the snapshot is alive.
+    let snapshot = unsafe { Snapshot::open(&snapshot_path) }.unwrap();
+    let view = snapshot.view().unwrap();
+    assert_eq!(view, csr.view());
+    assert_eq!(view.in_neighbors(1).collect::<Vec<_>>(), [3]);
+    assert_eq!(view.in_neighbors(3).collect::<Vec<_>>(), [1, 2]);
 }
 
 #[test]
@@ -302,6 +315,9 @@ proptest! {
         let csr = parse_csr(text.as_bytes(), &options).unwrap();
         let list: Vec<Edge> = edges.iter().map(|&(s, d)| Edge::new(s, d)).collect();
         let expected = Csr::from_edges(&list, CsrOptions::default().dedupe(dedupe)).unwrap();
-        prop_assert_eq!(csr, expected);
+        prop_assert_eq!(&csr, &expected);
+        let path = temp_path(&format!("prop-{}.csr", block_size));
+        write_snapshot(&path, &csr).unwrap();
+        prop_assert_eq!(read_snapshot(&path).unwrap(), expected);
     }
 }
