@@ -321,3 +321,31 @@ proptest! {
         prop_assert_eq!(read_snapshot(&path).unwrap(), expected);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A stable-toolchain stand-in for the cargo-fuzz target: arbitrary
+    /// bytes (biased toward graph-like text) in every format give a value
+    /// or an error, never a panic, and the stream and CSR readers agree.
+    #[test]
+    fn arbitrary_input_never_panics(
+        text in prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..200),
+            prop::collection::vec(
+                prop::sample::select(b"0123456789 \t\r\n#%-.eE%%MatrixMarket coordinate real pattern symmetric general".to_vec()),
+                0..200,
+            ),
+        ],
+        format in prop::sample::select(vec![Format::MatrixMarket, Format::Snap, Format::EdgeList, Format::WeightedEdgeList]),
+        block_size in 1usize..32,
+    ) {
+        let options = LoadOptions::default().format(format).block_size(block_size).max_vertices(1 << 16);
+        let stream = parse_edge_stream(&text, &options);
+        let csr = parse_csr(&text, &options);
+        prop_assert_eq!(stream.is_ok(), csr.is_ok());
+        if let (Ok(stream), Ok(csr)) = (stream, csr) {
+            prop_assert_eq!(stream.len() as u64, csr.edge_count());
+        }
+    }
+}
