@@ -186,17 +186,19 @@ impl Syntax {
         bound: Option<u64>,
     ) -> Result<VertexId, FieldError> {
         let start = *pos;
-        let mut end = start;
+        // Ten digits cannot overflow a u64; an eleventh (or any other byte
+        // that is not a blank) sends the token down the slow path.
         let mut value: u64 = 0;
-        while end < line.len() {
-            let digit = line[end].wrapping_sub(b'0');
+        let mut digits = 0;
+        for &byte in line[start..].iter().take(10) {
+            let digit = byte.wrapping_sub(b'0');
             if digit > 9 {
                 break;
             }
-            // Saturates far above u32::MAX; no overflow for any length.
-            value = (value * 10 + u64::from(digit)).min(1 << 40);
-            end += 1;
+            value = value * 10 + u64::from(digit);
+            digits += 1;
         }
+        let end = start + digits;
         if end > start && (end == line.len() || is_blank(line[end])) && value <= u32::MAX as u64 {
             *pos = end;
             return self.check_vertex(value as VertexId, &line[start..end], start, bound);
