@@ -129,9 +129,10 @@ setters! {
 /// crash the process with `SIGBUS`).
 ///
 /// # Errors
-/// [`Error::Io`] when the file cannot be read; [`Error::Parse`] with file,
-/// line and byte column for malformed text; [`Error::VertexLimit`] past
-/// [`LoadOptions::max_vertices`].
+/// [`Error::Io`] when the file cannot be read or decompressed;
+/// [`Error::Parse`] with file, line and byte column for malformed text and
+/// for an id at or past [`LoadOptions::max_vertices`] (kind
+/// [`ParseErrorKind::Other`], naming the id and the limit).
 pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result<EdgeStream> {
     let path = path.as_ref();
     let input = Input::open(path)?;

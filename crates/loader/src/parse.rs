@@ -138,16 +138,16 @@ pub(crate) fn split_line(bytes: &[u8]) -> (&[u8], &[u8], bool) {
 }
 
 impl Syntax {
+    /// Applies the 1-based shift, the size-line bound and the vertex limit.
     #[inline]
-    fn vertex(
+    fn check_vertex(
         &self,
+        mut id: VertexId,
         token: &[u8],
         offset: usize,
-        expected: &'static str,
         bound: Option<u64>,
     ) -> Result<VertexId, FieldError> {
         let at = |kind| FieldError { offset, kind };
-        let mut id = parse_vertex(token, expected).map_err(at)?;
         if self.one_based {
             if id == 0 {
                 return Err(at(ParseErrorKind::ZeroId));
@@ -174,23 +174,68 @@ impl Syntax {
         Ok(id)
     }
 
+    /// Reads the vertex id starting at `line[*pos]` (not a blank): digits
+    /// are accumulated as they are scanned, so a well-formed id is read in
+    /// one pass; anything else is re-read as a token for the error.
+    #[inline]
+    fn vertex_at(
+        &self,
+        line: &[u8],
+        pos: &mut usize,
+        expected: &'static str,
+        bound: Option<u64>,
+    ) -> Result<VertexId, FieldError> {
+        let start = *pos;
+        // Ten digits cannot overflow a u64; an eleventh (or any other byte
+        // that is not a blank) sends the token down the slow path.
+        let mut value: u64 = 0;
+        let mut digits = 0;
+        for &byte in line[start..].iter().take(10) {
+            let digit = byte.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            value = value * 10 + u64::from(digit);
+            digits += 1;
+        }
+        let end = start + digits;
+        if end > start && (end == line.len() || is_blank(line[end])) && value <= u32::MAX as u64 {
+            *pos = end;
+            return self.check_vertex(value as VertexId, &line[start..end], start, bound);
+        }
+        // Slow path: the whole token, for the exact error.
+        let (offset, token) = next_token(line, pos).expect("called on a non-blank byte");
+        let id = parse_vertex(token, expected).map_err(|kind| FieldError { offset, kind })?;
+        self.check_vertex(id, token, offset, bound)
+    }
+
+    /// Moves `pos` to the next field, or reports it missing.
+    #[inline]
+    fn field_start(line: &[u8], pos: &mut usize, expected: &'static str) -> Result<(), FieldError> {
+        *pos = skip_blanks(line, *pos);
+        if *pos == line.len() {
+            return Err(FieldError {
+                offset: line.len(),
+                kind: ParseErrorKind::MissingField { expected },
+            });
+        }
+        Ok(())
+    }
+
     /// Parses one line (without its newline) into `buffer`.
     #[inline]
     fn parse_line(&self, line: &[u8], buffer: &mut Buffer) -> Result<(), FieldError> {
-        let mut pos = 0;
-        let Some((offset, token)) = next_token(line, &mut pos) else {
-            return Ok(()); // Blank line.
-        };
-        if token[0] == b'#' || token[0] == b'%' {
-            return Ok(()); // Comment.
+        let mut pos = skip_blanks(line, 0);
+        if pos == line.len() || line[pos] == b'#' || line[pos] == b'%' {
+            return Ok(()); // Blank line or comment.
         }
         let (rows, cols) = match self.bounds {
             Some((rows, cols)) => (Some(rows), Some(cols)),
             None => (None, None),
         };
-        let src = self.vertex(token, offset, "source vertex id", rows)?;
-        let (offset, token) = required(line, &mut pos, "destination vertex id")?;
-        let dst = self.vertex(token, offset, "destination vertex id", cols)?;
+        let src = self.vertex_at(line, &mut pos, "source vertex id", rows)?;
+        Self::field_start(line, &mut pos, "destination vertex id")?;
+        let dst = self.vertex_at(line, &mut pos, "destination vertex id", cols)?;
         let at = |offset| move |kind| FieldError { offset, kind };
         let mut weight: Weight = 0.0;
         let mut timestamp: Timestamp = 0;
