@@ -102,6 +102,7 @@ pub fn run_workload(workload: RunWorkload, runs: u32, elements: usize, seed: u64
                 .collect()
         }
     }
+}
 
 /// A Kronecker graph (Graph500 parameters, GAPBS `-g scale -k 16`, seed 1)
 /// written in `format` under `target/bench-data/`, generated on first use
