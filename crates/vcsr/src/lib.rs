@@ -1,3 +1,8 @@
-//! `dyngraph-vcsr`: not implemented yet. Its issue in the tracker describes
-//! what it will hold; until that lands this crate is intentionally empty.
+//! Mutable CSR graph stores: [`Bal`] (blocked adjacency list).
 #![deny(missing_docs)]
+
+mod bal;
+mod options;
+
+pub use bal::{BLOCK_EDGES, Bal, BalNeighbors, BalStats, BalWeightedNeighbors};
+pub use options::StoreOptions;
