@@ -3,6 +3,7 @@
 
 mod bal;
 mod options;
+mod pcsr;
 mod slot;
 pub mod snapshot;
 mod vcsr;
@@ -10,5 +11,6 @@ mod vcsr;
 pub use bal::{BLOCK_EDGES, Bal, BalNeighbors, BalStats, BalWeightedNeighbors};
 pub use dyngraph_pma::{DegreeProportional, Even, GapPolicy, HistoryAdaptive, PmaStats};
 pub use options::StoreOptions;
+pub use pcsr::{Pcsr, PcsrNeighbors, PcsrWeightedNeighbors};
 pub use snapshot::{Snapshot, SnapshotNeighbors, SnapshotView, SnapshotWeightedNeighbors};
 pub use vcsr::{Vcsr, VcsrNeighbors, VcsrStats, VcsrWeightedNeighbors};
