@@ -345,7 +345,12 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         }
         let count = self.counts[leaf];
         let (_, upper) = self.tree.bounds(0);
-        if (count + 1) as f64 > upper * self.leaf_size as f64 {
+        let root_upper = self.config.thresholds.root_upper;
+        if (self.len + 1) as f64 > root_upper * self.slots.len() as f64 {
+            // Keep the root within its bound after every insert: this is
+            // what bounds memory at `N / root_upper` slots.
+            self.grow_for_insert(leaf, pos, x);
+        } else if (count + 1) as f64 > upper * self.leaf_size as f64 {
             self.rebalance_for_insert(leaf, pos, x);
         } else {
             let base = leaf * self.leaf_size;
@@ -420,6 +425,11 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
                 return;
             }
         }
+        self.grow_for_insert(leaf, pos, x);
+    }
+
+    /// Doubles the array (more than once if needed) and places `x`.
+    fn grow_for_insert(&mut self, leaf: usize, pos: usize, x: T) {
         let rank = self.counts[..leaf].iter().sum::<usize>() + pos;
         let upper = self.config.thresholds.root_upper;
         let mut capacity = self.slots.len() * 2;
@@ -530,7 +540,29 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         if let (Some((_, x)), Some(dst)) = (hole, hole_dst) {
             self.slots[dst] = x;
         }
+        #[cfg(debug_assertions)]
+        self.debug_check_relayout(leaf_size);
         moved
+    }
+
+    /// Debug builds: after a redistribution the new leaves fit and their
+    /// elements are strictly increasing (nothing lost order or doubled).
+    #[cfg(debug_assertions)]
+    fn debug_check_relayout(&self, leaf_size: usize) {
+        let mut previous: Option<T> = None;
+        for &(start, count) in &self.scratch_new {
+            assert!(
+                count <= leaf_size,
+                "leaf over capacity after a redistribution"
+            );
+            for &x in &self.slots[start..start + count] {
+                assert!(
+                    previous.is_none_or(|p| p < x),
+                    "order broken by a redistribution"
+                );
+                previous = Some(x);
+            }
+        }
     }
 
     /// Checks every invariant the set keeps; `O(capacity)`. Meant for tests

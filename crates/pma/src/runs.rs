@@ -8,6 +8,10 @@ use crate::stats::PmaStats;
 use crate::tree::{DensityTree, PmaConfig, ceil_log2};
 use std::ops::Range;
 
+/// A neighbour shift may always move this many elements, whatever the
+/// section holds.
+const SHIFT_SLACK: usize = 16;
+
 /// A packed-memory array of numbered *runs* (run = vertex): each run is a
 /// contiguous slice that keeps insertion order, followed by its own free
 /// slots. This is VCSR's edge array (the paper's §IV): leaf sections hold a
@@ -461,18 +465,29 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         let runs = self.runs_of(section..section + 1);
         let capacity = self.start[runs.end] - self.start[runs.start];
         let (_, upper) = self.tree.bounds(0);
-        if (self.section_len[section] + 1) as f64 > upper * capacity as f64 {
-            self.rebalance_for_insert(run);
-        } else if !self.has_slack(run) {
-            self.shift_for(run, runs);
+        let root_upper = self.config.thresholds.root_upper;
+        if (self.total + 1) as f64 > root_upper * self.slots.len() as f64 {
+            // Keep the root within its bound after every insert: this is
+            // what bounds memory at `N / root_upper` slots.
+            self.grow(run);
+        } else {
+            let section_too_dense =
+                (self.section_len[section] + 1) as f64 > upper * capacity as f64;
+            if section_too_dense || (!self.has_slack(run) && !self.shift_for(run, runs)) {
+                self.rebalance_for_insert(run);
+            }
         }
         debug_assert!(self.has_slack(run));
     }
 
     /// Moves neighbouring runs inside `bounds` by one slot so that `run`
-    /// gains a free slot; picks the side that moves fewer elements. The
-    /// caller guarantees a free slot somewhere in `bounds`.
-    fn shift_for(&mut self, run: usize, bounds: Range<usize>) {
+    /// gains a free slot; picks the side that moves fewer elements. Does
+    /// nothing and returns `false` when that would move more than half the
+    /// section's elements (a long run next to the free slot): a
+    /// redistribution is the better buy then. The caller guarantees a free
+    /// slot somewhere in `bounds`.
+    fn shift_for(&mut self, run: usize, bounds: Range<usize>) -> bool {
+        let limit = SHIFT_SLACK + self.len[bounds.clone()].iter().sum::<usize>() / 2;
         let mut right = None;
         let mut right_cost = 0;
         for j in run + 1..bounds.end {
@@ -498,8 +513,11 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             (Some(_), Some(_)) => left_cost < right_cost,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (None, None) => unreachable!("shift_for called on a window with no free slot"),
+            (None, None) => return false,
         };
+        if (if use_left { left_cost } else { right_cost }) > limit {
+            return false;
+        }
         let moved;
         if use_left {
             let j = left.unwrap_or(run);
@@ -519,6 +537,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             moved = right_cost;
         }
         self.stats.count_shift(moved as u64);
+        true
     }
 
     /// Redistributes the smallest window around `run`'s section that stays
@@ -543,6 +562,12 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 return;
             }
         }
+        self.grow(run);
+    }
+
+    /// Doubles the array (more than once if needed), leaving `run` a free
+    /// slot.
+    fn grow(&mut self, run: usize) {
         let upper = self.config.thresholds.root_upper;
         let needed = self.total + 1;
         let mut capacity = self.slots.len().max(1) * 2;
@@ -606,9 +631,11 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         }
         let mut moved = 0u64;
         // Pass 0: squeeze reclaimable elements out of each run, leftward
-        // inside the run's own slots, so every run below is dense.
+        // inside the run's own slots, so every run below is dense. The run
+        // receiving an insert keeps its tombstones this time, so the
+        // caller's position in it stays valid.
         if !matches!(self.reclaim, Reclaim::Never) {
-            for r in a..b {
+            for r in (a..b).filter(|&r| pending != Some(r)) {
                 let s = self.start[r];
                 let l = self.len[r];
                 let mut write = s;
@@ -677,7 +704,26 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             let runs = self.runs_of(section..section + 1);
             self.section_len[section] = self.len[runs].iter().sum();
         }
+        #[cfg(debug_assertions)]
+        self.debug_check_window(a..b, hi);
         moved
+    }
+
+    /// Debug builds: after a redistribution, the window's runs are in
+    /// order, fit their slots, and end exactly at the window's end.
+    #[cfg(debug_assertions)]
+    fn debug_check_window(&self, runs: Range<usize>, hi: usize) {
+        for r in runs.clone() {
+            let end = if r + 1 == runs.end {
+                hi
+            } else {
+                self.start[r + 1]
+            };
+            assert!(
+                self.start[r] + self.len[r] <= end,
+                "run {r} overflows after a redistribution"
+            );
+        }
     }
 
     /// Checks every invariant the layout keeps; `O(capacity + runs)`.

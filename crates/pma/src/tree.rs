@@ -239,12 +239,16 @@ mod tests {
 
     #[test]
     fn bad_thresholds_are_refused() {
-        let mut t = Thresholds::default();
-        t.root_upper = 0.2;
-        assert!(t.validate().is_err());
-        t = Thresholds::default();
-        t.leaf_upper = f64::NAN;
-        assert!(t.validate().is_err());
+        let low_root = Thresholds {
+            root_upper: 0.2,
+            ..Thresholds::default()
+        };
+        assert!(low_root.validate().is_err());
+        let nan = Thresholds {
+            leaf_upper: f64::NAN,
+            ..Thresholds::default()
+        };
+        assert!(nan.validate().is_err());
         assert!(PmaConfig::default().section_size(0).validate().is_err());
         assert!(PmaConfig::default().validate().is_ok());
     }
