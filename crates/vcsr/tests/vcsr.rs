@@ -26,13 +26,13 @@ store_tests!(Vcsr, 64);
 mod even_policy {
     use super::{Even, Vcsr, common};
     use crate::store_tests;
-    store_tests!(Vcsr<Even>, 24);
+    store_tests!(Vcsr<Even>, 24, bundled_sample_only);
 }
 
 mod history_adaptive_policy {
     use super::{HistoryAdaptive, Vcsr, common};
     use crate::store_tests;
-    store_tests!(Vcsr<HistoryAdaptive>, 24);
+    store_tests!(Vcsr<HistoryAdaptive>, 24, bundled_sample_only);
 }
 
 #[test]

@@ -386,4 +386,36 @@ macro_rules! store_tests {
             }
         }
     };
+    // Variants of a store already replayed in full (another gap policy):
+    // the model tests and the bundled sample only, to keep the suite short.
+    ($store:ty, $cases:expr, bundled_sample_only) => {
+        use dyngraph_core::Semantics;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases($cases))]
+
+            #[test]
+            fn matches_the_model(
+                ops in prop::collection::vec(common::op(), 1..60),
+                simple in any::<bool>(),
+                weighted in any::<bool>(),
+                in_edges in any::<bool>(),
+            ) {
+                let semantics = if simple { Semantics::Simple } else { Semantics::Multigraph };
+                common::run_model_test::<$store>(&ops, semantics, weighted, in_edges)?;
+            }
+        }
+
+        #[test]
+        fn replays_the_bundled_sample_like_csr() {
+            let edges = common::read_edges(&common::bundled_sample());
+            common::replay_and_compare::<$store>(
+                "bundled CollegeMsg",
+                &edges,
+                Semantics::Multigraph,
+            );
+            common::replay_and_compare::<$store>("bundled CollegeMsg", &edges, Semantics::Simple);
+        }
+    };
 }
