@@ -362,3 +362,53 @@ impl ReplayStore for dyngraph_vcsr::Bal {
         }
     }
 }
+
+impl ReplayStore for dyngraph_vcsr::Vcsr {
+    const NAME: &'static str = "Vcsr";
+
+    fn empty(in_edges: bool) -> Self {
+        dyngraph_vcsr::Vcsr::new(dyngraph_vcsr::StoreOptions::default().in_edges(in_edges))
+            .expect("default options are valid")
+    }
+
+    fn report(&self) -> StoreReport {
+        let stats = self.stats();
+        StoreReport {
+            rebalances_per_level: stats.rebalances_per_level(),
+            elements_moved: stats.elements_moved(),
+            resizes: stats.resizes(),
+            memory_bytes: self.memory_bytes(),
+        }
+    }
+}
+
+impl ReplayStore for dyngraph_vcsr::Pcsr {
+    const NAME: &'static str = "Pcsr";
+
+    fn empty(in_edges: bool) -> Self {
+        dyngraph_vcsr::Pcsr::new(dyngraph_vcsr::StoreOptions::default().in_edges(in_edges))
+            .expect("default options are valid")
+    }
+
+    fn report(&self) -> StoreReport {
+        let mut levels = self.stats().rebalances_per_level.clone();
+        let mut moved = self.stats().elements_moved;
+        let mut resizes = self.stats().resizes();
+        if let Some(incoming) = self.in_edge_stats() {
+            if levels.len() < incoming.rebalances_per_level.len() {
+                levels.resize(incoming.rebalances_per_level.len(), 0);
+            }
+            for (total, &count) in levels.iter_mut().zip(&incoming.rebalances_per_level) {
+                *total += count;
+            }
+            moved += incoming.elements_moved;
+            resizes += incoming.resizes();
+        }
+        StoreReport {
+            rebalances_per_level: levels,
+            elements_moved: moved,
+            resizes,
+            memory_bytes: self.memory_bytes(),
+        }
+    }
+}
