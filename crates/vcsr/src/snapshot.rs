@@ -172,7 +172,7 @@ pub struct SnapshotView<'a, P = dyngraph_pma::DegreeProportional> {
     snapshot: &'a Snapshot,
 }
 
-impl<'a, P: GapPolicy> SnapshotView<'a, P> {
+impl<'a, P: GapPolicy + Clone> SnapshotView<'a, P> {
     pub(crate) fn new(graph: &'a Vcsr<P>, snapshot: &'a Snapshot) -> Result<Self> {
         if !graph.history.owns(snapshot) {
             return Err(Error::InvalidArgument(
@@ -261,7 +261,7 @@ impl Iterator for SnapshotWeightedNeighbors<'_> {
     }
 }
 
-impl<'a, P: GapPolicy> SnapshotView<'a, P> {
+impl<'a, P: GapPolicy + Clone> SnapshotView<'a, P> {
     fn out_slots(&self, v: VertexId) -> VisibleSlots<'a> {
         let remaining = self.snapshot.out_degree[v as usize];
         let graves = &self.graph.history.out_graves;
@@ -287,7 +287,7 @@ impl<'a, P: GapPolicy> SnapshotView<'a, P> {
     }
 }
 
-impl<P: GapPolicy> Graph for SnapshotView<'_, P> {
+impl<P: GapPolicy + Clone> Graph for SnapshotView<'_, P> {
     fn vertex_count(&self) -> usize {
         self.snapshot.out_degree.len()
     }
@@ -301,7 +301,7 @@ impl<P: GapPolicy> Graph for SnapshotView<'_, P> {
     }
 }
 
-impl<P: GapPolicy> OutNeighbors for SnapshotView<'_, P> {
+impl<P: GapPolicy + Clone> OutNeighbors for SnapshotView<'_, P> {
     type OutNeighbors<'b>
         = SnapshotNeighbors<'b>
     where
@@ -317,7 +317,7 @@ impl<P: GapPolicy> OutNeighbors for SnapshotView<'_, P> {
     }
 }
 
-impl<P: GapPolicy> WeightedOutNeighbors for SnapshotView<'_, P> {
+impl<P: GapPolicy + Clone> WeightedOutNeighbors for SnapshotView<'_, P> {
     type WeightedOutNeighbors<'b>
         = SnapshotWeightedNeighbors<'b>
     where
@@ -332,7 +332,7 @@ impl<P: GapPolicy> WeightedOutNeighbors for SnapshotView<'_, P> {
     }
 }
 
-impl<P: GapPolicy> InNeighbors for SnapshotView<'_, P> {
+impl<P: GapPolicy + Clone> InNeighbors for SnapshotView<'_, P> {
     type InNeighbors<'b>
         = SnapshotNeighbors<'b>
     where

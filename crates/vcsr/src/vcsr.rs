@@ -8,7 +8,9 @@ use dyngraph_core::{
     Edge, Error, Graph, GraphUpdate, InNeighbors, OutNeighbors, Result, Semantics, UpdateReport,
     VertexId, Weight, WeightedEdge, WeightedOutNeighbors, check_limit,
 };
-use dyngraph_pma::{DegreeProportional, GapPolicy, PackedRuns, PmaError, PmaStats, Reclaim};
+use dyngraph_pma::{
+    DegreeProportional, GapPolicy, PackedRuns, PmaConfig, PmaError, PmaStats, Reclaim,
+};
 use std::ops::Range;
 
 /// The out-edge array: 4-byte slots, or 8-byte slots with weights.
@@ -50,6 +52,44 @@ fn tombstone<S: Slot, P: GapPolicy>(runs: &mut PackedRuns<S, P>, run: VertexId, 
     if let Some(slot) = runs.get_mut(run as usize, index) {
         slot.target_mut().0 |= TOMBSTONE;
     }
+}
+
+/// Replaces an empty edge array by one built in a single pass from
+/// `edges`, which are grouped by run: run `r` gets
+/// `edges[starts[r]..starts[r + 1]]`, as `slot(edge)`. Keeps the policy,
+/// configuration and reclaim rule; the pma counters restart at zero.
+fn bulk_build<S: Slot, P: GapPolicy + Clone>(
+    runs: &mut PackedRuns<S, P>,
+    starts: &[usize],
+    edges: &[WeightedEdge],
+    slot: impl Fn(&WeightedEdge) -> S,
+) -> Result<()> {
+    let run_count = runs.run_count();
+    let mut fresh = PackedRuns::from_runs(
+        runs.policy().clone(),
+        *runs.config(),
+        (0..run_count).map(|r| edges[starts[r]..starts[r + 1]].iter().map(&slot)),
+    )
+    .map_err(pma_error)?;
+    fresh.set_reclaim(runs.reclaim().clone());
+    *runs = fresh;
+    Ok(())
+}
+
+/// `starts` of edges sorted by `key`: `starts[r]..starts[r + 1]` is run `r`.
+fn run_starts(
+    edges: &[WeightedEdge],
+    run_count: usize,
+    key: impl Fn(&WeightedEdge) -> VertexId,
+) -> Vec<usize> {
+    let mut starts = vec![0usize; run_count + 1];
+    for edge in edges {
+        starts[key(edge) as usize + 1] += 1;
+    }
+    for r in 0..run_count {
+        starts[r + 1] += starts[r];
+    }
+    starts
 }
 
 /// Counters of a [`Vcsr`]: the pma stats of its edge arrays and the
@@ -168,21 +208,35 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     /// An empty graph whose edge arrays use `policy` (cloned for the
     /// in-edges). Refuses a vertex limit above `2^31`.
     pub fn with_policy(options: StoreOptions, policy: P) -> Result<Self> {
+        Self::with_config(options, policy, PmaConfig::default())
+    }
+
+    /// An empty graph with `policy` and the pma `config` (density
+    /// thresholds, section size, minimum capacity): raising the root upper
+    /// threshold trades insert speed for fewer bytes per edge. Refuses a
+    /// vertex limit above `2^31` and an invalid configuration.
+    pub fn with_config(options: StoreOptions, policy: P, config: PmaConfig) -> Result<Self> {
         if options.vertex_limit > MAX_VERTICES {
             return Err(Error::InvalidArgument(format!(
                 "vertex limit {} exceeds VCSR's 2^31 (the top id bit marks deletions)",
                 options.vertex_limit
             )));
         }
+        let invalid = |e: PmaError| Error::InvalidArgument(format!("pma configuration: {e}"));
         let out = if options.weighted {
-            OutRuns::Weighted(PackedRuns::with_policy(policy.clone()))
+            OutRuns::Weighted(PackedRuns::with_config(policy.clone(), config).map_err(invalid)?)
         } else {
-            OutRuns::Plain(PackedRuns::with_policy(policy.clone()))
+            OutRuns::Plain(PackedRuns::with_config(policy.clone(), config).map_err(invalid)?)
+        };
+        let incoming = if options.in_edges {
+            Some(PackedRuns::with_config(policy, config).map_err(invalid)?)
+        } else {
+            None
         };
         Ok(Vcsr {
             out,
             out_degree: Vec::new(),
-            incoming: options.in_edges.then(|| PackedRuns::with_policy(policy)),
+            incoming,
             in_degree: Vec::new(),
             edge_count: 0,
             semantics: options.semantics,
@@ -192,7 +246,7 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy> Vcsr<P> {
+impl<P: GapPolicy + Clone> Vcsr<P> {
     /// Whether `src -> dst` exists. `O(degree(src))`.
     pub fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
         (src as usize) < self.vertex_count()
@@ -388,6 +442,48 @@ impl<P: GapPolicy> Vcsr<P> {
         Ok(added)
     }
 
+    /// The batch path into an empty edge array: the arrays are laid out
+    /// once from the grouped batch ([`PackedRuns::from_runs`]) instead of
+    /// taking the edges one by one, which for a batch grouped by source is
+    /// the worst case of any gap policy (every vertex's edges arrive
+    /// together).
+    fn bulk_load(&mut self, mut batch: Vec<WeightedEdge>) -> Result<UpdateReport> {
+        if self.semantics == Semantics::Simple {
+            // Keep each source's first occurrence of a destination.
+            let mut seen = std::collections::HashSet::new();
+            batch.retain(|e| seen.insert((e.src, e.dst)));
+        }
+        let run_count = with_out_runs!(&self.out, runs => runs.run_count());
+        let starts = run_starts(&batch, run_count, |e| e.src);
+        with_out_runs!(&mut self.out, runs => bulk_build(runs, &starts, &batch, |e| Slot::new(e.dst, e.weight)))?;
+        for edge in &batch {
+            self.out_degree[edge.src as usize] += 1;
+        }
+        if let Some(incoming) = &mut self.incoming {
+            if incoming.is_empty() {
+                batch.sort_by_key(|e| e.dst);
+                let starts = run_starts(&batch, incoming.run_count(), |e| e.dst);
+                bulk_build(incoming, &starts, &batch, |e| Target(e.src))?;
+                for edge in &batch {
+                    self.in_degree[edge.dst as usize] += 1;
+                }
+            } else {
+                // Out-edges empty but in-edges holding tombstones: append.
+                for edge in &batch {
+                    incoming
+                        .push(edge.dst as usize, Target(edge.src))
+                        .map_err(pma_error)?;
+                    self.in_degree[edge.dst as usize] += 1;
+                }
+            }
+        }
+        self.edge_count += batch.len() as u64;
+        Ok(UpdateReport {
+            edges_added: batch.len() as u64,
+            edges_removed: 0,
+        })
+    }
+
     /// The batch path: out-edges grouped by source (arrival order kept
     /// within a source, so the result equals inserting one at a time), then
     /// the added edges' in-edges grouped by destination.
@@ -403,6 +499,9 @@ impl<P: GapPolicy> Vcsr<P> {
         self.grow(max as usize + 1);
         let mut batch: Vec<WeightedEdge> = edges.collect();
         batch.sort_by_key(|e| e.src); // stable: arrival order within a source
+        if with_out_runs!(&self.out, runs => runs.is_empty()) {
+            return self.bulk_load(batch);
+        }
         let keep_in_edges = self.incoming.is_some();
         let mut report = UpdateReport::default();
         let mut added = Vec::new();
@@ -422,7 +521,7 @@ impl<P: GapPolicy> Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy> Vcsr<P> {
+impl<P: GapPolicy + Clone> Vcsr<P> {
     fn delete_one(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
         let n = self.vertex_count();
         if src as usize >= n || dst as usize >= n {
@@ -517,7 +616,7 @@ impl Iterator for VcsrWeightedNeighbors<'_> {
     }
 }
 
-impl<P: GapPolicy> Graph for Vcsr<P> {
+impl<P: GapPolicy + Clone> Graph for Vcsr<P> {
     #[inline]
     fn vertex_count(&self) -> usize {
         self.out_degree.len()
@@ -532,7 +631,7 @@ impl<P: GapPolicy> Graph for Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy> Vcsr<P> {
+impl<P: GapPolicy + Clone> Vcsr<P> {
     #[inline]
     fn live_out(&self, v: VertexId) -> LiveSlots<'_> {
         assert!(
@@ -548,7 +647,7 @@ impl<P: GapPolicy> Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy> OutNeighbors for Vcsr<P> {
+impl<P: GapPolicy + Clone> OutNeighbors for Vcsr<P> {
     type OutNeighbors<'a>
         = VcsrNeighbors<'a>
     where
@@ -565,7 +664,7 @@ impl<P: GapPolicy> OutNeighbors for Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy> WeightedOutNeighbors for Vcsr<P> {
+impl<P: GapPolicy + Clone> WeightedOutNeighbors for Vcsr<P> {
     type WeightedOutNeighbors<'a>
         = VcsrWeightedNeighbors<'a>
     where
@@ -581,7 +680,7 @@ impl<P: GapPolicy> WeightedOutNeighbors for Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy> InNeighbors for Vcsr<P> {
+impl<P: GapPolicy + Clone> InNeighbors for Vcsr<P> {
     type InNeighbors<'a>
         = VcsrNeighbors<'a>
     where
@@ -615,7 +714,7 @@ impl<P: GapPolicy> InNeighbors for Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy> GraphUpdate for Vcsr<P> {
+impl<P: GapPolicy + Clone> GraphUpdate for Vcsr<P> {
     fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
         self.insert_one(src, dst, 1.0)
     }

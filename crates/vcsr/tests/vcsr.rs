@@ -321,3 +321,38 @@ mod snapshot_model {
         }
     }
 }
+
+#[test]
+fn pma_configuration_is_selectable_and_checked() {
+    use dyngraph_vcsr::{DegreeProportional, PmaConfig};
+    let bad = PmaConfig::default().section_size(0);
+    let err =
+        Vcsr::with_config(StoreOptions::default(), DegreeProportional::default(), bad).unwrap_err();
+    assert!(err.to_string().contains("pma configuration"), "{err}");
+    // A denser root bound keeps fewer slots per edge.
+    let mut thresholds = PmaConfig::default().thresholds;
+    thresholds.root_lower = 0.6;
+    thresholds.root_upper = 0.9;
+    let dense = PmaConfig::default().thresholds(thresholds);
+    let mut sparse_graph = Vcsr::new(StoreOptions::default()).unwrap();
+    let mut dense_graph = Vcsr::with_config(
+        StoreOptions::default(),
+        DegreeProportional::default(),
+        dense,
+    )
+    .unwrap();
+    // 52,000 edges need 2^17 slots under the default 0.75 root bound and
+    // 2^16 under 0.9.
+    let edges = &common::read_edges(&common::bundled_sample())[..52_000];
+    for edge in edges {
+        sparse_graph.insert_edge(edge.src, edge.dst).unwrap();
+        dense_graph.insert_edge(edge.src, edge.dst).unwrap();
+    }
+    dense_graph.validate().unwrap();
+    assert!(
+        dense_graph.stats().out_density > 0.5,
+        "{:?}",
+        dense_graph.stats()
+    );
+    assert!(dense_graph.stats().out_slots <= sparse_graph.stats().out_slots);
+}
