@@ -316,6 +316,12 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             + self.history.memory_bytes()
     }
 
+    /// [`Vcsr::memory_bytes`] per stored edge (the whole footprint when
+    /// empty).
+    pub fn bytes_per_edge(&self) -> f64 {
+        self.memory_bytes() as f64 / self.edge_count.max(1) as f64
+    }
+
     /// Checks the structure: the pma invariants, that every degree equals
     /// the live slots of its run, that runs past the vertex count are empty,
     /// and that the edge count adds up. For tests; `O(slots)`.

@@ -356,3 +356,31 @@ fn pma_configuration_is_selectable_and_checked() {
     );
     assert!(dense_graph.stats().out_slots <= sparse_graph.stats().out_slots);
 }
+
+/// An id far past the vertex array grows it (runs added in doubling
+/// steps); the edges already stored are not rebuilt or disturbed.
+#[test]
+fn an_id_far_beyond_capacity_grows_the_vertex_array() {
+    let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
+    for i in 0..500u32 {
+        graph.insert_edge(i % 20, (i * 7) % 20).unwrap();
+    }
+    let before: Vec<Vec<u32>> = (0..20).map(|v| graph.out_neighbors(v).collect()).collect();
+    graph.insert_edge(1_000_000, 3).unwrap();
+    graph.insert_edge(3, 999_999).unwrap();
+    assert_eq!(graph.vertex_count(), 1_000_001);
+    for (v, list) in before.iter().enumerate() {
+        let mut want = list.clone();
+        if v == 3 {
+            want.push(999_999);
+        }
+        assert_eq!(graph.out_neighbors(v as u32).collect::<Vec<_>>(), want);
+    }
+    assert_eq!(graph.out_neighbors(1_000_000).collect::<Vec<_>>(), [3]);
+    assert_eq!(
+        dyngraph_core::InNeighbors::in_neighbors(&graph, 999_999).collect::<Vec<_>>(),
+        [3]
+    );
+    graph.validate().unwrap();
+    assert!(graph.bytes_per_edge() > 0.0);
+}
