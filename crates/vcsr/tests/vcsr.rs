@@ -384,3 +384,29 @@ fn an_id_far_beyond_capacity_grows_the_vertex_array() {
     graph.validate().unwrap();
     assert!(graph.bytes_per_edge() > 0.0);
 }
+
+/// Parallel kernels need `Sync` stores and views; snapshots move between
+/// threads.
+#[test]
+fn stores_views_and_snapshots_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Vcsr>();
+    assert_send_sync::<dyngraph_vcsr::SnapshotView<'static>>();
+    assert_send_sync::<Snapshot>();
+    assert_send_sync::<dyngraph_vcsr::Pcsr>();
+    assert_send_sync::<dyngraph_vcsr::Bal>();
+    // A snapshot taken on one thread is read on another while the graph
+    // is not borrowed in between.
+    let mut graph = Vcsr::new(StoreOptions::default()).unwrap();
+    graph.insert_edge(0, 1).unwrap();
+    let snapshot = std::thread::spawn({
+        let graph = graph.clone();
+        move || (graph.snapshot(), graph)
+    })
+    .join()
+    .unwrap();
+    let (snapshot, owner) = snapshot;
+    graph.insert_edge(0, 2).unwrap();
+    let view = owner.view(&snapshot).unwrap();
+    assert_eq!(view.out_neighbors(0).collect::<Vec<_>>(), [1]);
+}
