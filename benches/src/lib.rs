@@ -4,6 +4,8 @@
 //! the same graph.
 #![deny(missing_docs)]
 
+pub mod replay;
+
 use dyngraph_core::{Edge, VertexId};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
