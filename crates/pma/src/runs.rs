@@ -599,10 +599,14 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.resize_to(capacity, Some(run));
     }
 
-    /// The array never shrinks below the configured minimum plus one slot
-    /// per run (what [`add_runs`](Self::add_runs) adds).
+    /// The array never shrinks below the larger of the configured minimum
+    /// and the element count, plus one slot per run (what
+    /// [`add_runs`](Self::add_runs) adds).
     fn capacity_floor(&self) -> usize {
-        self.config.min_capacity + self.run_count()
+        // One free slot per run on top of the elements (or of
+        // `min_capacity`, whichever is larger): the same size `from_runs`
+        // builds, so a freshly built layout is never "too sparse".
+        self.config.min_capacity.max(self.total) + self.run_count()
     }
 
     /// Halves the array while the root is below `root_lower / 2` (and
