@@ -177,7 +177,7 @@ impl Syntax {
     /// Reads the vertex id starting at `line[*pos]` (not a blank): digits
     /// are accumulated as they are scanned, so a well-formed id is read in
     /// one pass; anything else is re-read as a token for the error.
-    #[inline]
+    #[inline(always)]
     fn vertex_at(
         &self,
         line: &[u8],
@@ -199,11 +199,39 @@ impl Syntax {
             digits += 1;
         }
         let end = start + digits;
-        if end > start && (end == line.len() || is_blank(line[end])) && value <= u32::MAX as u64 {
+        let plain = end > start
+            && (end == line.len() || is_blank(line[end]))
+            && value <= u64::from(u32::MAX);
+        if plain {
+            // The common case, kept small enough to inline: an id within
+            // the bounds needs no further checks.
+            let in_bounds = !self.one_based || (value >= 1 && bound.is_none_or(|b| value <= b));
+            let id = value - u64::from(self.one_based && in_bounds);
+            if in_bounds && (id as usize) < self.max_vertices {
+                *pos = end;
+                return Ok(id as VertexId);
+            }
+        }
+        self.vertex_slow(line, pos, expected, bound, plain.then_some((value, end)))
+    }
+
+    /// Everything but the common case: 1-based ids, ids past the limit,
+    /// and malformed tokens, re-read whole for the exact error.
+    #[cold]
+    #[inline(never)]
+    fn vertex_slow(
+        &self,
+        line: &[u8],
+        pos: &mut usize,
+        expected: &'static str,
+        bound: Option<u64>,
+        plain: Option<(u64, usize)>,
+    ) -> Result<VertexId, FieldError> {
+        let start = *pos;
+        if let Some((value, end)) = plain {
             *pos = end;
             return self.check_vertex(value as VertexId, &line[start..end], start, bound);
         }
-        // Slow path: the whole token, for the exact error.
         let (offset, token) = next_token(line, pos).expect("called on a non-blank byte");
         let id = parse_vertex(token, expected).map_err(|kind| FieldError { offset, kind })?;
         self.check_vertex(id, token, offset, bound)
