@@ -24,6 +24,9 @@ pub(crate) enum Third {
     Weight,
     /// A `u64` timestamp.
     Timestamp,
+    /// A `u64` timestamp, checked but not stored (for a CSR, which has no
+    /// place for it).
+    TimestampChecked,
     /// Required but skipped.
     Ignore,
 }
@@ -273,7 +276,7 @@ impl Syntax {
                 let (offset, token) = required(line, &mut pos, "weight")?;
                 weight = parse_f32(token, "weight").map_err(at(offset))?;
             }
-            Third::Timestamp => {
+            Third::Timestamp | Third::TimestampChecked => {
                 let (offset, token) = required(line, &mut pos, "timestamp")?;
                 timestamp = parse_u64(token, "timestamp").map_err(at(offset))?;
             }
@@ -316,7 +319,7 @@ impl Syntax {
         match self.third {
             Third::Weight => buffer.weights.push(weight),
             Third::Timestamp => buffer.timestamps.push(timestamp),
-            Third::Absent | Third::Ignore => {}
+            Third::Absent | Third::Ignore | Third::TimestampChecked => {}
         }
     }
 
