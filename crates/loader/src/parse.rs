@@ -293,16 +293,112 @@ impl Syntax {
             });
         }
 
+        self.accept(buffer, src, dst, weight, timestamp);
+        Ok(())
+    }
+
+    /// Records one well-formed data line.
+    #[inline(always)]
+    fn accept(
+        &self,
+        buffer: &mut Buffer,
+        src: VertexId,
+        dst: VertexId,
+        weight: Weight,
+        timestamp: Timestamp,
+    ) {
         buffer.entries += 1;
         buffer.max_id = buffer.max_id.max(Some(src.max(dst)));
         if self.drop_self_loops && src == dst {
-            return Ok(());
+            return;
         }
         self.push(buffer, src, dst, weight, timestamp);
         if self.expand_reverse && src != dst {
             self.push(buffer, dst, src, weight, timestamp);
         }
-        Ok(())
+    }
+
+    /// An id of at most ten digits at `rest[*i]` that passes every check,
+    /// or `None` (the caller then takes the slow path, which reports).
+    #[inline(always)]
+    fn fast_id(&self, rest: &[u8], i: &mut usize, bound: Option<u64>) -> Option<VertexId> {
+        let start = *i;
+        let mut value: u64 = 0;
+        for &byte in rest[start..].iter().take(10) {
+            let digit = byte.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            value = value * 10 + u64::from(digit);
+            *i += 1;
+        }
+        if *i == start || value > u64::from(u32::MAX) {
+            return None;
+        }
+        let id = if self.one_based {
+            if value == 0 || bound.is_some_and(|b| value > b) {
+                return None;
+            }
+            value - 1
+        } else {
+            value
+        };
+        ((id as usize) < self.max_vertices).then_some(id as VertexId)
+    }
+
+    /// Parses a well-formed data line at the start of `rest` in one pass,
+    /// without looking for its end first. Returns the bytes consumed
+    /// (newline included) and whether a newline ended it; `None`, with
+    /// nothing recorded, for anything else (comments, blank lines, CRs in
+    /// odd places, errors), which the line-at-a-time path then handles.
+    #[inline(always)]
+    fn fast_line(&self, rest: &[u8], buffer: &mut Buffer) -> Option<(usize, bool)> {
+        let blank_run = |i: &mut usize| {
+            let start = *i;
+            while *i < rest.len() && is_blank(rest[*i]) {
+                *i += 1;
+            }
+            *i > start
+        };
+        let (rows, cols) = match self.bounds {
+            Some((rows, cols)) => (Some(rows), Some(cols)),
+            None => (None, None),
+        };
+        let mut i = 0;
+        let src = self.fast_id(rest, &mut i, rows)?;
+        if !blank_run(&mut i) {
+            return None;
+        }
+        let dst = self.fast_id(rest, &mut i, cols)?;
+        let mut weight: Weight = 0.0;
+        let mut timestamp: Timestamp = 0;
+        if self.third != Third::Absent {
+            if !blank_run(&mut i) {
+                return None;
+            }
+            let start = i;
+            while i < rest.len() && !is_blank(rest[i]) && rest[i] != b'\n' && rest[i] != b'\r' {
+                i += 1;
+            }
+            let token = &rest[start..i];
+            match self.third {
+                Third::Weight => weight = parse_f32(token, "weight").ok()?,
+                Third::Timestamp | Third::TimestampChecked => {
+                    timestamp = parse_u64(token, "timestamp").ok()?;
+                }
+                Third::Ignore if token.is_empty() => return None,
+                Third::Ignore | Third::Absent => {}
+            }
+        }
+        blank_run(&mut i);
+        let end = match rest.get(i) {
+            None => (i, false),
+            Some(b'\n') => (i + 1, true),
+            Some(b'\r') if rest.get(i + 1) == Some(&b'\n') => (i + 2, true),
+            Some(_) => return None,
+        };
+        self.accept(buffer, src, dst, weight, timestamp);
+        Some(end)
     }
 
     #[inline]
@@ -334,6 +430,11 @@ impl Syntax {
         }
         let mut rest = block;
         while !rest.is_empty() {
+            if let Some((consumed, newline)) = self.fast_line(rest, buffer) {
+                buffer.lines += u64::from(newline);
+                rest = &rest[consumed..];
+                continue;
+            }
             let (line, tail, newline) = split_line(rest);
             if let Err(error) = self.parse_line(line, buffer) {
                 // Only the input's last line can lack a newline (blocks end
