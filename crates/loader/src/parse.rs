@@ -574,6 +574,86 @@ mod tests {
         assert!(line_aligned_blocks(b"", 4).is_empty());
     }
 
+    /// The line-at-a-time path alone, for comparison with `parse_block`'s
+    /// fast path.
+    fn slow_only(syntax: &Syntax, block: &[u8]) -> Buffer {
+        let mut buffer = Buffer::default();
+        let mut rest = block;
+        while !rest.is_empty() {
+            let (line, tail, newline) = split_line(rest);
+            if let Err(error) = syntax.parse_line(line, &mut buffer) {
+                buffer.error = Some(LocalError {
+                    lines_before: buffer.lines,
+                    column: error.offset as u64 + 1,
+                    kind: error.kind,
+                });
+                break;
+            }
+            buffer.lines += u64::from(newline);
+            rest = tail;
+        }
+        buffer
+    }
+
+    fn summary(buffer: &Buffer) -> impl PartialEq + std::fmt::Debug {
+        (
+            buffer.src.clone(),
+            buffer.dst.clone(),
+            buffer
+                .weights
+                .iter()
+                .map(|w| w.to_bits())
+                .collect::<Vec<_>>(),
+            buffer.timestamps.clone(),
+            buffer.entries,
+            buffer.max_id,
+            buffer
+                .error
+                .as_ref()
+                .map(|e| (e.lines_before, e.column, e.kind.clone())),
+            // Lines only count up to an error.
+            buffer.error.is_none().then_some(buffer.lines),
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// The one-pass fast path accepts exactly what the line-at-a-time
+        /// path accepts, with the same values, and leaves everything else
+        /// (errors included) to it.
+        #[test]
+        fn fast_path_agrees_with_the_line_path(
+            text in proptest::collection::vec(
+                proptest::sample::select(b"0123456789 \t\r\n#.-e".to_vec()), 0..120),
+            third in proptest::sample::select(vec![Third::Absent, Third::Weight, Third::Timestamp, Third::Ignore]),
+            one_based in proptest::bool::ANY,
+            expand_reverse in proptest::bool::ANY,
+            drop_self_loops in proptest::bool::ANY,
+        ) {
+            let syntax = Syntax {
+                one_based,
+                bounds: one_based.then_some((500, 40)),
+                third,
+                expand_reverse,
+                drop_self_loops,
+                max_vertices: 1000,
+            };
+            let mut fast = Buffer::default();
+            syntax.parse_block(&text, &mut fast);
+            // parse_block turns a missing field on an unterminated last
+            // line into UnexpectedEof; do the same for the comparison.
+            let mut slow = slow_only(&syntax, &text);
+            if let Some(error) = &mut slow.error
+                && matches!(error.kind, ParseErrorKind::MissingField { .. })
+                && fast.error.as_ref().is_some_and(|e| matches!(e.kind, ParseErrorKind::UnexpectedEof { .. }))
+            {
+                error.kind = ParseErrorKind::UnexpectedEof { context: "an edge line" };
+            }
+            proptest::prop_assert_eq!(summary(&fast), summary(&slow));
+        }
+    }
+
     #[test]
     fn end_position_points_past_the_last_byte() {
         assert_eq!(end_position(b"1 2\n", 1), (2, 1));
