@@ -63,7 +63,10 @@
 //! the next line start, and the blocks are parsed in parallel with rayon
 //! into per-thread struct-of-arrays buffers (a `fold`, so each thread's
 //! buffer covers consecutive blocks), with hand-written number parsing and
-//! no allocation per line (GVEL's scheme). Errors are recorded per buffer
+//! no allocation per line (GVEL's scheme). A well-formed data line is
+//! parsed in one pass, its end found by the parse itself; anything else
+//! (comments, blank lines, odd spacing, errors) goes through a
+//! line-at-a-time path that produces the exact error. Errors are recorded per buffer
 //! as "n-th line of this buffer" and turned into file line numbers once
 //! all buffers are done.
 //!
