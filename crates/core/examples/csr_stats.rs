@@ -19,8 +19,12 @@ fn parse(path: &str, text: &str) -> Result<Vec<Edge>, String> {
         }
         let mut fields = line.split_whitespace();
         let mut id = |name: &str| -> Result<u32, String> {
-            let token = fields.next().ok_or_else(|| format!("{path}:{}: missing {name}", index + 1))?;
-            token.parse().map_err(|_| format!("{path}:{}: {name} {token:?} is not a vertex id", index + 1))
+            let token = fields
+                .next()
+                .ok_or_else(|| format!("{path}:{}: missing {name}", index + 1))?;
+            token
+                .parse()
+                .map_err(|_| format!("{path}:{}: {name} {token:?} is not a vertex id", index + 1))
         };
         let src = id("source")?;
         let dst = id("destination")?;
@@ -31,7 +35,9 @@ fn parse(path: &str, text: &str) -> Result<Vec<Edge>, String> {
 
 fn main() -> ExitCode {
     let default = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
-    let path = std::env::args().nth(1).unwrap_or_else(|| default.to_string());
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| default.to_string());
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) => {
@@ -55,8 +61,12 @@ fn main() -> ExitCode {
         }
     };
     let build = start.elapsed();
-    let distinct = Csr::from_edges(&edges, CsrOptions::default().dedupe(true)).map_or(0, |d| d.edge_count());
-    let max_degree = (0..csr.vertex_count() as u32).map(|v| csr.out_degree(v)).max().unwrap_or(0);
+    let distinct =
+        Csr::from_edges(&edges, CsrOptions::default().dedupe(true)).map_or(0, |d| d.edge_count());
+    let max_degree = (0..csr.vertex_count() as u32)
+        .map(|v| csr.out_degree(v))
+        .max()
+        .unwrap_or(0);
     println!("file            {path}");
     println!("vertices        {}", csr.vertex_count());
     println!("edges           {}", csr.edge_count());
@@ -64,6 +74,9 @@ fn main() -> ExitCode {
     println!("max out-degree  {max_degree}");
     println!("build (ms)      {:.3}", build.as_secs_f64() * 1e3);
     println!("bytes           {} (with in-edges)", csr.memory_bytes());
-    println!("bytes per edge  {:.2}", csr.memory_bytes() as f64 / csr.edge_count().max(1) as f64);
+    println!(
+        "bytes per edge  {:.2}",
+        csr.memory_bytes() as f64 / csr.edge_count().max(1) as f64
+    );
     ExitCode::SUCCESS
 }
