@@ -15,10 +15,17 @@
 //! [`TOMBSTONE`] bit set on its id, so the order (by `id & ID_MASK`) holds
 //! and every reader skips it.
 //!
-//! Invariant (I): a list with `len >= 2` owns a block of exactly
+//! Invariant (I): a list with `len >= 2` either owns a block of exactly
 //! `block_bytes(capacity_for(len), weighted)` bytes from the allocator of
-//! the store it lives in. The functions that (de)allocate are `unsafe` and
-//! ask their caller for that allocator.
+//! the store it lives in, or — flagged `IN_SLAB`, after a bulk load — points
+//! at `block_bytes(len, weighted)` bytes inside a [`Slab`] owned by its
+//! segment, which outlives the list's use of it. The functions that
+//! (de)allocate are `unsafe` and ask their caller for that allocator.
+//!
+//! Slabs are CSR++'s load layout: a bulk load into empty vertices packs
+//! all their arrays back to back, exactly sized, so a scan right after
+//! loading walks memory as it would in CSR. The first insert or physical
+//! delete moves a vertex's array out into an allocator block.
 
 use crate::alloc::EdgeAllocator;
 use dyngraph_core::{VertexId, Weight};
@@ -31,7 +38,11 @@ pub(crate) const ID_MASK: u32 = !TOMBSTONE;
 
 const VERTEX_DELETED: u32 = 1 << 31;
 const WEIGHTED: u32 = 1 << 30;
-const TOMBSTONE_COUNT: u32 = WEIGHTED - 1;
+/// The array lives in its segment's slab (see [`Slab`]), not in a block
+/// of the allocator: its capacity is exactly its length and it is never
+/// freed on its own.
+const IN_SLAB: u32 = 1 << 29;
+const TOMBSTONE_COUNT: u32 = IN_SLAB - 1;
 /// Most tombstones one list may hold before deletes fall back to physical.
 pub(crate) const MAX_TOMBSTONES: usize = TOMBSTONE_COUNT as usize;
 
@@ -191,14 +202,28 @@ impl AdjList {
         }
     }
 
+    fn in_slab(&self) -> bool {
+        self.meta & IN_SLAB != 0
+    }
+
+    /// Slots the array has room for.
+    fn capacity(&self) -> usize {
+        if self.in_slab() {
+            self.len()
+        } else {
+            capacity_for(self.len())
+        }
+    }
+
     fn set_tombstones(&mut self, count: usize) {
         debug_assert!(count <= MAX_TOMBSTONES);
         self.meta = (self.meta & !TOMBSTONE_COUNT) | count as u32;
     }
 
-    /// Bytes of the edge array (0 when empty or inline).
+    /// Bytes of the edge array the allocator holds for this list (0 when
+    /// empty, inline or in a slab).
     pub(crate) fn block_bytes(&self) -> usize {
-        if self.len >= 2 {
+        if self.len >= 2 && !self.in_slab() {
             block_bytes(capacity_for(self.len()), self.is_weighted())
         } else {
             0
@@ -229,10 +254,10 @@ impl AdjList {
             0 => &[],
             // SAFETY: one slot: the inline variant is the live one.
             1 => std::slice::from_ref(unsafe { &self.slot.inline.weight }),
-            // SAFETY: a weighted block of `capacity_for(len)` slots holds
+            // SAFETY: a weighted block of `capacity()` slots holds
             // `len` initialised weights after its ids (invariant I).
             len => unsafe {
-                let cap = capacity_for(len as usize);
+                let cap = self.capacity();
                 std::slice::from_raw_parts(weights_ptr(self.slot.block, cap), len as usize)
             },
         }
@@ -255,7 +280,7 @@ impl AdjList {
             }
             len => {
                 let len = len as usize;
-                let cap = capacity_for(len);
+                let cap = self.capacity();
                 // SAFETY: `len >= 2`: the block is ours (invariant I); ids
                 // `[0, len)` and weights `[cap, cap + len)` are disjoint.
                 unsafe {
@@ -345,18 +370,93 @@ impl AdjList {
             slot: self.slot,
         };
         if self.len >= 2 {
-            let cap = capacity_for(self.len());
+            // A slab array is copied out into a block of its own; segments
+            // copy whole slabs instead (`SegmentData::clone_in`).
+            copy.meta &= !IN_SLAB;
+            let (cap, new_cap) = (self.capacity(), capacity_for(self.len()));
             let weighted = self.is_weighted();
-            let block = allocator.allocate(block_bytes(cap, weighted));
-            // SAFETY: `self`'s block holds `len` initialised slots of
-            // capacity `cap` (invariant I); the new block has the same
-            // capacity and does not overlap it.
+            let block = allocator.allocate(block_bytes(new_cap, weighted));
+            // SAFETY: `self`'s array holds `len` initialised slots of
+            // capacity `cap` (invariant I); the new block has room for
+            // `new_cap >= len` and does not overlap it.
             unsafe {
-                copy_slots(self.slot.block, cap, 0, block, cap, 0, self.len(), weighted);
+                copy_slots(
+                    self.slot.block,
+                    cap,
+                    0,
+                    block,
+                    new_cap,
+                    0,
+                    self.len(),
+                    weighted,
+                );
             }
             copy.slot = Slot { block };
         }
         copy
+    }
+
+    /// A list of `len >= 2` slots whose array is at `block` in a slab.
+    ///
+    /// # Safety
+    /// `block` points at `block_bytes(len, weighted)` bytes inside a slab
+    /// that outlives every use of the list, holding `len` sorted live ids
+    /// followed (when weighted) by `len` weights, and no other list uses
+    /// them.
+    pub(crate) unsafe fn from_slab(block: NonNull<u32>, len: usize, weighted: bool) -> Self {
+        debug_assert!(len >= 2);
+        let mut list = Self::new(weighted);
+        list.meta |= IN_SLAB;
+        list.len = u32::try_from(len).expect("a vertex holds at most u32::MAX edges");
+        list.slot = Slot { block };
+        list
+    }
+
+    /// The same slab list, pointing into a copy of its slab that starts at
+    /// `to` instead of `from`.
+    ///
+    /// # Safety
+    /// `self` is in the slab starting at `from`; the slab at `to` is a
+    /// byte-for-byte copy of it, with the lifetime requirements of
+    /// [`AdjList::from_slab`].
+    pub(crate) unsafe fn rebased(&self, from: NonNull<u32>, to: NonNull<u32>) -> Self {
+        debug_assert!(self.in_slab() && self.len >= 2);
+        // SAFETY: the list's array is inside the slab at `from`, so its
+        // offset is in bounds of the same-sized copy at `to`, and non-null.
+        let block = unsafe {
+            let offset = self.slot.block.as_ptr().offset_from(from.as_ptr());
+            NonNull::new_unchecked(to.as_ptr().offset(offset))
+        };
+        Self {
+            len: self.len,
+            meta: self.meta,
+            slot: Slot { block },
+        }
+    }
+
+    /// Whether the list's array lies in a slab.
+    pub(crate) fn is_in_slab(&self) -> bool {
+        self.in_slab() && self.len >= 2
+    }
+
+    /// Moves a slab array into a block of its own, so that it can grow and
+    /// shrink.
+    fn leave_slab(&mut self, allocator: &EdgeAllocator) {
+        if !self.in_slab() {
+            return;
+        }
+        let len = self.len();
+        let new_cap = capacity_for(len);
+        let weighted = self.is_weighted();
+        let block = allocator.allocate(block_bytes(new_cap, weighted));
+        // SAFETY: a slab list has `len >= 2` (block variant live) and
+        // holds `len` initialised slots with capacity `len`; the fresh
+        // block has room for `new_cap >= len`.
+        unsafe {
+            copy_slots(self.slot.block, len, 0, block, new_cap, 0, len, weighted);
+        }
+        self.slot = Slot { block };
+        self.meta &= !IN_SLAB;
     }
 
     /// Inserts a live slot at `pos` (`<= len`), keeping the others in order,
@@ -371,6 +471,7 @@ impl AdjList {
         id: VertexId,
         weight: Weight,
     ) {
+        self.leave_slab(allocator);
         let len = self.len();
         assert!(pos <= len && len < u32::MAX as usize);
         let weighted = self.is_weighted();
@@ -426,6 +527,7 @@ impl AdjList {
     /// # Safety
     /// `allocator` is the allocator of the store this list lives in.
     pub(crate) unsafe fn remove_at(&mut self, allocator: &EdgeAllocator, pos: usize) {
+        self.leave_slab(allocator);
         let len = self.len();
         assert!(pos < len);
         if self.ids()[pos] & TOMBSTONE != 0 {
@@ -525,13 +627,14 @@ impl AdjList {
     /// # Safety
     /// `allocator` is the allocator of the store this list lives in.
     pub(crate) unsafe fn free(&mut self, allocator: &EdgeAllocator) {
-        if self.len >= 2 {
+        if self.len >= 2 && !self.in_slab() {
             // SAFETY: invariant I and the caller's contract: the block came
             // from `allocator` with these bytes; `len` is reset below so it
             // is never used again.
             unsafe { allocator.deallocate(self.slot.block, self.block_bytes()) };
         }
         self.len = 0;
+        self.meta &= !IN_SLAB;
         self.set_tombstones(0);
     }
 
@@ -541,10 +644,86 @@ impl AdjList {
     /// # Safety
     /// As for [`AdjList::free`]; the list is not used afterwards.
     pub(crate) unsafe fn release_on_drop(&mut self, allocator: &EdgeAllocator) {
-        if self.len >= 2 && allocator.needs_individual_free(self.block_bytes()) {
+        if self.len >= 2 && !self.in_slab() && allocator.needs_individual_free(self.block_bytes()) {
             // SAFETY: forwarded contract.
             unsafe { self.free(allocator) };
         }
+    }
+}
+
+/// Exactly sized edge arrays of several vertices of one segment, back to
+/// back in one allocation (see the module docs). Owned by the segment;
+/// lists point into it.
+pub(crate) struct Slab {
+    start: NonNull<u32>,
+    words: usize,
+}
+
+// SAFETY: a slab is plain memory owned by its segment; the lists pointing
+// into it live in the same segment and move with it.
+unsafe impl Send for Slab {}
+// SAFETY: through `&Slab` nothing is written.
+unsafe impl Sync for Slab {}
+
+impl Slab {
+    fn layout(words: usize) -> std::alloc::Layout {
+        std::alloc::Layout::array::<u32>(words)
+            .and_then(|l| l.align_to(16))
+            .expect("slab size fits the address space")
+    }
+
+    /// An uninitialised slab of `words > 0` words.
+    pub(crate) fn new(words: usize) -> Self {
+        debug_assert!(words > 0);
+        let layout = Self::layout(words);
+        // SAFETY: `layout` has a non-zero size.
+        let raw = unsafe { std::alloc::alloc(layout) };
+        let Some(start) = NonNull::new(raw.cast::<u32>()) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        Self { start, words }
+    }
+
+    pub(crate) fn start(&self) -> NonNull<u32> {
+        self.start
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.words * 4
+    }
+
+    /// Whether `list`'s array lies in this slab.
+    pub(crate) fn holds(&self, list: &AdjList) -> bool {
+        if !list.in_slab() || list.len < 2 {
+            return false;
+        }
+        // SAFETY: the list is a slab list (len >= 2): the block variant is live.
+        let block = unsafe { list.slot.block }.as_ptr() as usize;
+        let start = self.start.as_ptr() as usize;
+        (start..start + self.bytes()).contains(&block)
+    }
+
+    /// A byte-for-byte copy (the lists are rebased by the caller).
+    pub(crate) fn duplicate(&self) -> Self {
+        let copy = Self::new(self.words);
+        // SAFETY: both allocations hold `words` words and do not overlap;
+        // slab words past the arrays may be uninitialised, but copying
+        // them as raw bytes is fine (nothing reads them as values).
+        unsafe {
+            ptr::copy_nonoverlapping(
+                self.start.as_ptr().cast::<u8>(),
+                copy.start.as_ptr().cast::<u8>(),
+                self.bytes(),
+            );
+        }
+        copy
+    }
+}
+
+impl Drop for Slab {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `Slab::new` with this layout, freed once.
+        unsafe { std::alloc::dealloc(self.start.as_ptr().cast(), Self::layout(self.words)) }
     }
 }
 

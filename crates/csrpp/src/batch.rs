@@ -38,7 +38,7 @@ fn segment_ranges<T>(
 /// Runs `work` on every segment that has entries, in parallel, and
 /// collects what it returns.
 fn per_segment<T: Sync, R: Send>(
-    segments: &mut [Box<Segment>],
+    segments: &mut [Segment],
     ranges: &[Range<usize>],
     batch: &[T],
     work: impl Fn(&mut crate::segment::SegmentData, &[T]) -> R + Sync + Send,
@@ -83,6 +83,34 @@ impl CsrPP {
             let mut group_buffer: Vec<(VertexId, Weight)> = Vec::new();
             let mut added_edges: Vec<Entry> = Vec::new();
             let (mut added, mut undeleted) = (0u64, 0u64);
+            if data.out.iter().all(|list| list.len() == 0) {
+                // A bulk load into an empty segment: CSR++'s load layout,
+                // every array exactly sized and packed into one slab.
+                let mut ids = Vec::with_capacity(part.len());
+                let mut weights = Vec::with_capacity(part.len());
+                let mut runs = Vec::new();
+                for group in part.chunk_by(|a, b| a.0 == b.0) {
+                    let src = group[0].0;
+                    let start = ids.len();
+                    for &(_, dst, weight) in group {
+                        if set_union && ids.len() > start && ids.last() == Some(&dst) {
+                            continue;
+                        }
+                        ids.push(dst);
+                        weights.push(weight);
+                        if track {
+                            added_edges.push((dst, src, 0.0));
+                        }
+                    }
+                    let index = src as usize & mask;
+                    runs.push((index, start, ids.len()));
+                    undeleted += u64::from(data.undelete(index));
+                }
+                added = ids.len() as u64;
+                data.fill_from_runs(editor.allocator, false, &ids, &weights, &runs);
+                data.live_edges += added;
+                return (added, undeleted, added_edges);
+            }
             for group in part.chunk_by(|a, b| a.0 == b.0) {
                 let src = group[0].0;
                 let index = src as usize & mask;
@@ -153,6 +181,20 @@ impl CsrPP {
             let mut scratch = (Vec::new(), Vec::new());
             let mut group_buffer: Vec<(VertexId, Weight)> = Vec::new();
             let mut undeleted = 0;
+            if reverse && data.incoming.iter().all(|list| list.len() == 0) {
+                // Bulk load: pack the in-lists into a slab too.
+                let ids: Vec<u32> = part.iter().map(|&(_, src, _)| src).collect();
+                let mut runs = Vec::new();
+                let mut start = 0;
+                for group in part.chunk_by(|a, b| a.0 == b.0) {
+                    let index = group[0].0 as usize & mask;
+                    undeleted += u64::from(data.undelete(index));
+                    runs.push((index, start, start + group.len()));
+                    start += group.len();
+                }
+                data.fill_from_runs(editor.allocator, true, &ids, &[], &runs);
+                return undeleted;
+            }
             for group in part.chunk_by(|a, b| a.0 == b.0) {
                 let index = group[0].0 as usize & mask;
                 undeleted += u64::from(data.undelete(index));

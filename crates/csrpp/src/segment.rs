@@ -2,10 +2,11 @@
 //! properties, behind one lock; and the per-list edits every update path
 //! shares.
 
-use crate::adjacency::{AdjList, ID_MASK, MAX_TOMBSTONES, TOMBSTONE};
+use crate::adjacency::{AdjList, ID_MASK, MAX_TOMBSTONES, Slab, TOMBSTONE, block_bytes};
 use crate::alloc::EdgeAllocator;
 use crate::config::DeleteMode;
 use dyngraph_core::{Semantics, VertexId, Weight};
+use std::ptr::NonNull;
 
 /// The vertices of one segment. Ids are implicit:
 /// `segment_index * segment_size + position`.
@@ -20,6 +21,8 @@ pub(crate) struct SegmentData {
     pub(crate) deleted_vertices: u64,
     /// Vertex property columns, each parallel to `out`.
     pub(crate) properties: Vec<Box<[f64]>>,
+    /// Packed arrays from bulk loads that lists of this segment point into.
+    pub(crate) slabs: Vec<Slab>,
 }
 
 /// A segment with its lock (one `parking_lot` mutex per segment).
@@ -40,21 +43,110 @@ impl SegmentData {
                 .iter()
                 .map(|&default| vec![default; size].into_boxed_slice())
                 .collect(),
+            slabs: Vec::new(),
         }
     }
 
     /// A deep copy whose edge arrays come from `allocator`.
+    /// Slab arrays are copied a whole slab at a time (one `memcpy`) and
+    /// the lists rebased, so the copy keeps the packed layout.
     pub(crate) fn clone_in(&self, allocator: &EdgeAllocator) -> Self {
-        Self {
-            out: self.out.iter().map(|l| l.clone_in(allocator)).collect(),
-            incoming: self
-                .incoming
+        let slabs: Vec<Slab> = self.slabs.iter().map(Slab::duplicate).collect();
+        let copy_list = |list: &AdjList| {
+            if !list.is_in_slab() {
+                return list.clone_in(allocator);
+            }
+            let k = self
+                .slabs
                 .iter()
-                .map(|l| l.clone_in(allocator))
-                .collect(),
+                .position(|slab| slab.holds(list))
+                .expect("a slab list points into a slab of its segment");
+            // SAFETY: the list is in `self.slabs[k]`, and `slabs[k]` is a
+            // byte copy of it owned by the new segment with the list.
+            unsafe { list.rebased(self.slabs[k].start(), slabs[k].start()) }
+        };
+        Self {
+            out: self.out.iter().map(copy_list).collect(),
+            incoming: self.incoming.iter().map(copy_list).collect(),
             live_edges: self.live_edges,
             deleted_vertices: self.deleted_vertices,
             properties: self.properties.clone(),
+            slabs,
+        }
+    }
+
+    /// Drops slabs no list points into any more.
+    pub(crate) fn drop_unused_slabs(&mut self) {
+        let (out, incoming) = (&self.out, &self.incoming);
+        self.slabs
+            .retain(|slab| out.iter().chain(incoming.iter()).any(|l| slab.holds(l)));
+    }
+
+    /// Fills empty lists (`incoming` or out) from sorted runs of `ids`
+    /// (and `weights`, parallel to `ids`, when weighted): run
+    /// `(index, start, end)` becomes the list of vertex `index`. Arrays of
+    /// two or more slots are packed, exactly sized, into one new slab.
+    pub(crate) fn fill_from_runs(
+        &mut self,
+        allocator: &EdgeAllocator,
+        incoming: bool,
+        ids: &[u32],
+        weights: &[Weight],
+        runs: &[(usize, usize, usize)],
+    ) {
+        self.drop_unused_slabs();
+        let lists = if incoming {
+            &mut self.incoming
+        } else {
+            &mut self.out
+        };
+        let weighted = lists.first().is_some_and(AdjList::is_weighted);
+        let words_per_slot = block_bytes(1, weighted) / 4;
+        let total: usize = runs
+            .iter()
+            .map(|&(_, start, end)| end - start)
+            .filter(|&len| len >= 2)
+            .map(|len| len * words_per_slot)
+            .sum();
+        let slab = (total > 0).then(|| Slab::new(total));
+        let mut offset = 0;
+        for &(index, start, end) in runs {
+            let list = &mut lists[index];
+            debug_assert_eq!(list.len(), 0, "fill_from_runs needs empty lists");
+            let deleted = list.is_vertex_deleted();
+            let len = end - start;
+            let run_weights: &[Weight] = if weighted { &weights[start..end] } else { &[] };
+            let mut fresh = match (len, &slab) {
+                (2.., Some(slab)) => {
+                    // SAFETY: the runs' arrays take `total` words, so
+                    // `[offset, offset + len * words_per_slot)` is inside
+                    // the slab; ids then weights are written there before
+                    // the list is made, and each run gets its own range.
+                    unsafe {
+                        let block = NonNull::new_unchecked(slab.start().as_ptr().add(offset));
+                        std::ptr::copy_nonoverlapping(
+                            ids[start..end].as_ptr(),
+                            block.as_ptr(),
+                            len,
+                        );
+                        if weighted {
+                            std::ptr::copy_nonoverlapping(
+                                run_weights.as_ptr(),
+                                block.as_ptr().add(len).cast::<Weight>(),
+                                len,
+                            );
+                        }
+                        offset += len * words_per_slot;
+                        AdjList::from_slab(block, len, weighted)
+                    }
+                }
+                _ => AdjList::from_sorted(allocator, weighted, &ids[start..end], run_weights),
+            };
+            fresh.set_vertex_deleted(deleted);
+            *list = fresh;
+        }
+        if let Some(slab) = slab {
+            self.slabs.push(slab);
         }
     }
 
@@ -71,14 +163,16 @@ impl SegmentData {
 
     /// Bytes of the edge arrays as the allocator holds them.
     pub(crate) fn block_footprint(&self, allocator: &EdgeAllocator) -> usize {
-        self.out
-            .iter()
-            .chain(self.incoming.iter())
-            .map(|l| match l.block_bytes() {
-                0 => 0,
-                bytes => allocator.footprint(bytes),
-            })
-            .sum()
+        self.slabs.iter().map(Slab::bytes).sum::<usize>()
+            + self
+                .out
+                .iter()
+                .chain(self.incoming.iter())
+                .map(|l| match l.block_bytes() {
+                    0 => 0,
+                    bytes => allocator.footprint(bytes),
+                })
+                .sum::<usize>()
     }
 
     /// # Safety

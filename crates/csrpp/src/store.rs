@@ -22,8 +22,9 @@ pub struct VertexPropertyId(pub(crate) usize);
 /// sorted, power-of-two edge arrays.
 ///
 /// # Layout
-/// A growable array of boxed segments (the indirection layer: growing it
-/// moves pointers, never a segment), each holding
+/// A growable array of segment headers (the indirection layer: a lock,
+/// counters and pointers; growing it moves these headers, never a vertex
+/// entry or an edge array), each segment holding
 /// [`CsrPPConfig::segment_size`] vertex entries of 16 bytes (degree,
 /// flags, and either the single neighbour inline or a pointer to the edge
 /// array), in-lists when [`CsrPPConfig::reverse_edges`] is on, and vertex
@@ -69,11 +70,7 @@ pub struct VertexPropertyId(pub(crate) usize);
 pub struct CsrPP {
     pub(crate) config: CsrPPConfig,
     pub(crate) shift: u32,
-    #[allow(
-        clippy::vec_box,
-        reason = "the directory holds pointers: growing it never moves a segment, as in the paper's indirection layer"
-    )]
-    pub(crate) segments: Vec<Box<Segment>>,
+    pub(crate) segments: Vec<Segment>,
     pub(crate) vertex_count: usize,
     pub(crate) edge_count: u64,
     pub(crate) deleted_vertices: u64,
@@ -369,6 +366,7 @@ impl CsrPP {
                     reclaimed +=
                         unsafe { editor.compact(list, &mut scratch.0, &mut scratch.1) } as u64;
                 }
+                data.drop_unused_slabs();
                 reclaimed
             })
             .sum()
@@ -395,13 +393,12 @@ impl CsrPP {
     /// their size class in the arena; the arena's unused chunk space is in
     /// [`CsrPP::arena_reserved_bytes`]).
     pub fn memory_bytes(&self) -> usize {
-        let directory = self.segments.capacity() * std::mem::size_of::<Box<Segment>>();
+        let directory = self.segments.capacity() * std::mem::size_of::<Segment>();
         let per_segment: usize = (0..self.segments.len())
             .into_par_iter()
             .map(|s| {
                 let data = self.segment(s);
-                std::mem::size_of::<Segment>()
-                    + (data.out.len() + data.incoming.len()) * std::mem::size_of::<AdjList>()
+                (data.out.len() + data.incoming.len()) * std::mem::size_of::<AdjList>()
                     + data.properties.len() * data.out.len() * std::mem::size_of::<f64>()
                     + data.block_footprint(&self.allocator)
             })
@@ -481,12 +478,8 @@ impl CsrPP {
 }
 
 /// Appends segments until `vertex_count` vertices exist.
-#[allow(
-    clippy::vec_box,
-    reason = "the directory holds pointers: growing it never moves a segment, as in the paper's indirection layer"
-)]
 pub(crate) fn grow_segments(
-    segments: &mut Vec<Box<Segment>>,
+    segments: &mut Vec<Segment>,
     current: &mut usize,
     vertex_count: usize,
     config: &CsrPPConfig,
@@ -498,12 +491,12 @@ pub(crate) fn grow_segments(
     let size = config.segment_size;
     let needed = vertex_count.div_ceil(size);
     while segments.len() < needed {
-        segments.push(Box::new(Segment::new(SegmentData::new(
+        segments.push(Segment::new(SegmentData::new(
             size,
             config.weighted,
             config.reverse_edges,
             property_defaults,
-        ))));
+        )));
     }
     *current = vertex_count;
 }
@@ -528,7 +521,7 @@ impl Clone for CsrPP {
         let allocator = EdgeAllocator::new(self.allocator.kind());
         let segments = (0..self.segments.len())
             .into_par_iter()
-            .map(|s| Box::new(Segment::new(self.segment(s).clone_in(&allocator))))
+            .map(|s| Segment::new(self.segment(s).clone_in(&allocator)))
             .collect();
         Self {
             config: self.config.clone(),

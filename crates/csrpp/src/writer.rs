@@ -10,11 +10,7 @@ use parking_lot::{MutexGuard, RwLock, RwLockReadGuard};
 /// The segment directory while a writer is alive: the only part of the
 /// store that changes shape (when an update names a new vertex).
 struct Directory<'a> {
-    #[allow(
-        clippy::vec_box,
-        reason = "the directory holds pointers: growing it never moves a segment, as in the paper's indirection layer"
-    )]
-    segments: &'a mut Vec<Box<Segment>>,
+    segments: &'a mut Vec<Segment>,
     vertex_count: &'a mut usize,
 }
 

@@ -295,8 +295,12 @@ fn logical_deletes_stay_invisible_until_compaction_reclaims_them() {
 fn physical_deletes_shrink_the_arrays() {
     for allocator in [AllocatorKind::System, AllocatorKind::Arena] {
         let config = CsrPPConfig::default().allocator(allocator);
-        let edges: Vec<Edge> = (0..1000).map(|i| Edge::new(0, i)).collect();
-        let mut graph = CsrPP::from_edges(&edges, config).unwrap();
+        // Single inserts, so the array is an allocator block (a bulk load
+        // would pack it into the segment's slab).
+        let mut graph = CsrPP::new(config).unwrap();
+        for i in 0..1000 {
+            graph.insert_edge(0, i).unwrap();
+        }
         let full = graph.memory_bytes();
         for i in 0..990 {
             graph.delete_edge(0, i).unwrap();
@@ -306,6 +310,52 @@ fn physical_deletes_shrink_the_arrays() {
             graph.out_neighbors(0).collect::<Vec<_>>(),
             (990..1000).collect::<Vec<_>>()
         );
+    }
+}
+
+#[test]
+fn bulk_loads_pack_arrays_exactly_and_updates_move_them_out() {
+    for allocator in [AllocatorKind::System, AllocatorKind::Arena] {
+        let config = CsrPPConfig::default()
+            .allocator(allocator)
+            .weighted(true)
+            .reverse_edges(true);
+        // 100 vertices of degree 3: exactly 8 bytes per slot packed, where
+        // power-of-two arrays would take 4 slots each.
+        let edges: Vec<WeightedEdge> = (0..300)
+            .map(|i| WeightedEdge::new(i / 3, 1000 + i, i as f32))
+            .collect();
+        let mut graph = CsrPP::from_weighted_edges(&edges, config).unwrap();
+        let loaded = graph.memory_bytes();
+        let copy = graph.clone();
+        // Equal up to the directory's spare capacity.
+        assert!(
+            copy.memory_bytes() <= loaded,
+            "clone keeps the packed layout"
+        );
+        assert!(
+            copy.memory_bytes() + 1024 > loaded,
+            "clone keeps the packed layout"
+        );
+        // Growing one vertex moves its array out of the slab; the others
+        // and the clone are unaffected.
+        graph.insert_weighted_edge(5, 7, 0.5).unwrap();
+        assert_eq!(
+            graph.out_neighbors_weighted(5).collect::<Vec<_>>(),
+            [(7, 0.5), (1015, 15.0), (1016, 16.0), (1017, 17.0)]
+        );
+        assert_eq!(
+            copy.out_neighbors_weighted(5).collect::<Vec<_>>(),
+            [(1015, 15.0), (1016, 16.0), (1017, 17.0)]
+        );
+        for v in 0..100u32 {
+            graph.delete_edge(v, 1000 + 3 * v).unwrap();
+        }
+        graph.compact();
+        check_invariants(&graph).unwrap();
+        check_invariants(&copy).unwrap();
+        drop(graph);
+        check_invariants(&copy).unwrap();
     }
 }
 
