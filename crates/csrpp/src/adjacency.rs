@@ -471,7 +471,6 @@ impl AdjList {
         id: VertexId,
         weight: Weight,
     ) {
-        self.leave_slab(allocator);
         let len = self.len();
         assert!(pos <= len && len < u32::MAX as usize);
         let weighted = self.is_weighted();
@@ -491,7 +490,9 @@ impl AdjList {
                 self.slot = Slot { block };
             }
             _ => {
-                let cap = capacity_for(len);
+                // A slab array is full by construction (capacity = length),
+                // so it takes the second branch and moves out in one copy.
+                let cap = self.capacity();
                 // SAFETY: `len >= 2`: the block variant is live.
                 let old = unsafe { self.slot.block };
                 if len < cap {
@@ -502,19 +503,23 @@ impl AdjList {
                         write_slot(old, cap, weighted, pos, new);
                     }
                 } else {
-                    let new_cap = cap * 2;
+                    let new_cap = capacity_for(len + 1);
                     let block = allocator.allocate(block_bytes(new_cap, weighted));
-                    // SAFETY: the old block holds `len = cap` initialised
-                    // slots; the new one `2 cap > len + 1`. The old block
-                    // came from `allocator` (caller's contract, invariant I)
-                    // and is not used after it is freed.
+                    // SAFETY: the old array holds `len = cap` initialised
+                    // slots; the new block `new_cap > len`. An allocator
+                    // block came from `allocator` (caller's contract,
+                    // invariant I) and is not used after it is freed; a
+                    // slab array is simply abandoned (the slab owns it).
                     unsafe {
                         copy_slots(old, cap, 0, block, new_cap, 0, pos, weighted);
                         write_slot(block, new_cap, weighted, pos, new);
                         copy_slots(old, cap, pos, block, new_cap, pos + 1, len - pos, weighted);
-                        allocator.deallocate(old, block_bytes(cap, weighted));
+                        if !self.in_slab() {
+                            allocator.deallocate(old, block_bytes(cap, weighted));
+                        }
                     }
                     self.slot = Slot { block };
+                    self.meta &= !IN_SLAB;
                 }
             }
         }

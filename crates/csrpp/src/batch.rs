@@ -83,7 +83,7 @@ impl CsrPP {
             let mut group_buffer: Vec<(VertexId, Weight)> = Vec::new();
             let mut added_edges: Vec<Entry> = Vec::new();
             let (mut added, mut undeleted) = (0u64, 0u64);
-            if data.out.iter().all(|list| list.len() == 0) {
+            if data.live_edges == 0 && data.out.iter().all(|list| list.len() == 0) {
                 // A bulk load into an empty segment: CSR++'s load layout,
                 // every array exactly sized and packed into one slab.
                 let mut ids = Vec::with_capacity(part.len());
