@@ -20,6 +20,8 @@
 //!   (and the compaction after logical deletes).
 //!
 //! Bytes per edge are printed to stderr when the inputs are built.
+//! `CSRPP_BENCH_GROUPS` and `CSRPP_BENCH_INPUTS` (comma-separated name
+//! prefixes, e.g. `batch,kernels` and `kron`) restrict what is built and run.
 
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
 use dyngraph_core::{Csr, CsrOptions, Edge, Graph, GraphUpdate, OutNeighbors, VertexId};
@@ -53,15 +55,18 @@ fn inputs() -> Vec<Input> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(19);
-    let kronecker = Generator::kronecker(scale, 10)
-        .order(ArrivalOrder::Shuffled)
-        .seed(6)
-        .generate()
-        .expect("generator");
-    let mut inputs = vec![Input {
-        name: format!("kron{scale}"),
-        edges: kronecker.edges().collect(),
-    }];
+    let mut inputs = Vec::new();
+    if selected("CSRPP_BENCH_INPUTS", "kron") {
+        let kronecker = Generator::kronecker(scale, 10)
+            .order(ArrivalOrder::Shuffled)
+            .seed(6)
+            .generate()
+            .expect("generator");
+        inputs.push(Input {
+            name: format!("kron{scale}"),
+            edges: kronecker.edges().collect(),
+        });
+    }
     if let (Some(mut base), Some(dynamic)) = (
         shared_data("sx-mathoverflow/b30/base.wel"),
         shared_data("sx-mathoverflow/b30/dynamic.wel"),
@@ -320,15 +325,35 @@ fn delete(c: &mut Criterion, inputs: &[Input]) {
     group.finish();
 }
 
+/// Whether `name` is selected by the comma-separated list in `variable`
+/// (all when unset). Criterion's own filter skips benchmarks but not the
+/// inputs and stores a group builds first, hence these.
+fn selected(variable: &str, name: &str) -> bool {
+    std::env::var(variable).map_or(true, |list| {
+        list.split(',').any(|item| name.starts_with(item))
+    })
+}
+
 fn main() {
-    let inputs = inputs();
+    let inputs: Vec<Input> = inputs()
+        .into_iter()
+        .filter(|input| selected("CSRPP_BENCH_INPUTS", &input.name))
+        .collect();
     let mut criterion = Criterion::default()
         .measurement_time(Duration::from_secs(2))
         .configure_from_args();
-    insert_single(&mut criterion, &inputs);
-    batch(&mut criterion, &inputs);
-    kernels(&mut criterion, &inputs);
-    clone(&mut criterion, &inputs);
-    delete(&mut criterion, &inputs);
+    type Group = fn(&mut Criterion, &[Input]);
+    let groups: [(&str, Group); 5] = [
+        ("insert_single", insert_single),
+        ("batch", batch),
+        ("kernels", kernels),
+        ("clone", clone),
+        ("delete", delete),
+    ];
+    for (name, group) in groups {
+        if selected("CSRPP_BENCH_GROUPS", name) {
+            group(&mut criterion, &inputs);
+        }
+    }
     criterion.final_summary();
 }

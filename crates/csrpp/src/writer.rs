@@ -4,8 +4,9 @@ use crate::alloc::EdgeAllocator;
 use crate::config::CsrPPConfig;
 use crate::segment::{Editor, Segment, SegmentData};
 use crate::store::{CsrPP, VertexPropertyId, grow_segments};
+use crossbeam::sync::{ShardedLock, ShardedLockReadGuard};
 use dyngraph_core::{Error, Result, Semantics, VertexId, Weight, check_limit};
-use parking_lot::{MutexGuard, RwLock, RwLockReadGuard};
+use parking_lot::MutexGuard;
 
 /// The segment directory while a writer is alive: the only part of the
 /// store that changes shape (when an update names a new vertex).
@@ -33,7 +34,8 @@ struct Directory<'a> {
 /// ```
 ///
 /// # Cost model
-/// An update takes the directory's read lock (shared; the write lock only
+/// An update takes the directory's reader-sharded read lock (only its own
+/// thread's shard is touched; the write lock only
 /// when the graph must grow), then the source segment's mutex, and does
 /// the serial edit (`O(log d + d)`). With reverse edges it takes the source
 /// and target segments' mutexes in index order (no deadlock) and edits both
@@ -63,7 +65,10 @@ struct Directory<'a> {
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
 pub struct ConcurrentWriter<'a> {
-    directory: RwLock<Directory<'a>>,
+    /// Reader-sharded: every update takes a read lock, and a plain
+    /// reader/writer lock would bounce one cache line between all updating
+    /// threads; `ShardedLock` readers touch only their own shard.
+    directory: ShardedLock<Directory<'a>>,
     config: &'a CsrPPConfig,
     allocator: &'a EdgeAllocator,
     property_defaults: &'a [f64],
@@ -105,7 +110,7 @@ impl CsrPP {
     pub fn concurrent_writer(&mut self) -> ConcurrentWriter<'_> {
         ConcurrentWriter {
             any_deleted: self.deleted_vertices > 0,
-            directory: RwLock::new(Directory {
+            directory: ShardedLock::new(Directory {
                 segments: &mut self.segments,
                 vertex_count: &mut self.vertex_count,
             }),
@@ -132,16 +137,22 @@ impl<'a> ConcurrentWriter<'a> {
         }
     }
 
+    fn read_directory(&self) -> ShardedLockReadGuard<'_, Directory<'a>> {
+        self.directory.read().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The directory, grown first if it has fewer than `needed` vertices.
-    fn directory_with(&self, needed: usize) -> RwLockReadGuard<'_, Directory<'a>> {
+    fn directory_with(&self, needed: usize) -> ShardedLockReadGuard<'_, Directory<'a>> {
         {
-            let directory = self.directory.read();
+            let directory = self.read_directory();
             if *directory.vertex_count >= needed {
                 return directory;
             }
         }
         {
-            let mut directory = self.directory.write();
+            // A panic while growing (out of memory) poisons the lock; the
+            // directory is still consistent (segments are pushed whole).
+            let mut directory = self.directory.write().unwrap_or_else(|e| e.into_inner());
             let Directory {
                 segments,
                 vertex_count,
@@ -154,7 +165,7 @@ impl<'a> ConcurrentWriter<'a> {
                 self.property_defaults,
             );
         }
-        self.directory.read()
+        self.read_directory()
     }
 
     /// Locks the segments of `s` and `t` in index order.
@@ -245,7 +256,7 @@ impl<'a> ConcurrentWriter<'a> {
     /// # Errors
     /// None today; the `Result` matches [`dyngraph_core::GraphUpdate`].
     pub fn delete_edge(&self, src: VertexId, dst: VertexId) -> Result<bool> {
-        let directory = self.directory.read();
+        let directory = self.read_directory();
         let vertex_count = *directory.vertex_count;
         if src as usize >= vertex_count || dst as usize >= vertex_count {
             return Ok(false);
@@ -288,7 +299,7 @@ impl<'a> ConcurrentWriter<'a> {
         v: VertexId,
         value: f64,
     ) -> Result<()> {
-        let directory = self.directory.read();
+        let directory = self.read_directory();
         if v as usize >= *directory.vertex_count {
             return Err(Error::VertexOutOfRange {
                 vertex: v.into(),
@@ -310,7 +321,7 @@ impl<'a> ConcurrentWriter<'a> {
 impl Drop for ConcurrentWriter<'_> {
     /// Ends the update phase: the per-segment counters become the store's.
     fn drop(&mut self) {
-        let directory = self.directory.get_mut();
+        let directory = self.directory.get_mut().unwrap_or_else(|e| e.into_inner());
         let (mut edges, mut deleted) = (0, 0);
         for segment in directory.segments.iter_mut() {
             let data = segment.get_mut();
