@@ -11,9 +11,11 @@
 //! - `insert_single`: concurrent single-edge inserts through a
 //!   `ConcurrentWriter` with 1 and 2 threads, system allocator vs arena.
 //! - `batch`: inserting the last 0.01 %, 0.1 %, 1 %, 10 % of a stream into a
-//!   store holding the rest, vs rebuilding `Csr` from all edges.
+//!   store holding the rest (system allocator, arena, system with slab
+//!   headroom), vs rebuilding `Csr` from all edges.
 //! - `kernels`: PageRank (10 iterations) and BFS on `Csr`, on `CsrPP` built
-//!   in one batch, and on `CsrPP` after 100 batches of inserts.
+//!   in one batch, and on `CsrPP` after 100 batches of inserts (loaded with
+//!   exact or power-of-two slab packing).
 //! - `clone`: `CsrPP::clone` (parallel) vs `Csr::clone` (a copy of its
 //!   arrays).
 //! - `delete`: deleting 1 % of the edges one at a time, physical vs logical
@@ -166,13 +168,18 @@ fn batch(c: &mut Criterion, inputs: &[Input]) {
         ] {
             let batch_len = (edges.len() * per_million / 1_000_000).max(1);
             let (base, new) = edges.split_at(edges.len() - batch_len);
-            for allocator in [AllocatorKind::System, AllocatorKind::Arena] {
-                let store = CsrPP::from_edges(base, config(allocator)).unwrap();
+            let variants = [
+                ("system", config(AllocatorKind::System)),
+                ("arena", config(AllocatorKind::Arena)),
+                (
+                    "system_headroom",
+                    config(AllocatorKind::System).slab_headroom(true),
+                ),
+            ];
+            for (variant, store_config) in variants {
+                let store = CsrPP::from_edges(base, store_config).unwrap();
                 group.throughput(Throughput::Elements(batch_len as u64));
-                let id = BenchmarkId::new(
-                    format!("{}/{}", input.name, allocator_name(allocator)),
-                    label,
-                );
+                let id = BenchmarkId::new(format!("{}/{variant}", input.name), label);
                 group.bench_function(id, |b| {
                     b.iter_batched_ref(
                         || store.clone(),
@@ -215,19 +222,31 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
             updated.insert_edges(chunk).unwrap();
         }
         assert_eq!(updated.edge_count(), csr.edge_count());
+        // The same updates on a store whose load packing left headroom.
+        let mut roomy = CsrPP::from_edges(
+            &edges[..half],
+            CsrPPConfig::default()
+                .reverse_edges(true)
+                .slab_headroom(true),
+        )
+        .unwrap();
+        for chunk in edges[half..].chunks((edges.len() - half).div_ceil(100)) {
+            roomy.insert_edges(chunk).unwrap();
+        }
         let source = max_degree_vertex(&csr);
         let bfs_options = BfsOptions {
             source,
             ..BfsOptions::default()
         };
         eprintln!(
-            "{}: {} vertices, {} edges; bytes/edge (out+in lists): Csr {:.2}, CsrPP fresh {:.2}, after 100 batches {:.2}",
+            "{}: {} vertices, {} edges; bytes/edge (out+in lists): Csr {:.2}, CsrPP fresh {:.2}, after 100 batches {:.2} (with slab headroom {:.2})",
             input.name,
             csr.vertex_count(),
             csr.edge_count(),
             csr.memory_bytes() as f64 / edges.len() as f64,
             fresh.memory_bytes() as f64 / edges.len() as f64,
             updated.memory_bytes() as f64 / edges.len() as f64,
+            roomy.memory_bytes() as f64 / edges.len() as f64,
         );
         group.throughput(Throughput::Elements(edges.len() as u64));
         group.bench_function(BenchmarkId::new(&input.name, "pagerank/csr"), |b| {
@@ -240,6 +259,10 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
             BenchmarkId::new(&input.name, "pagerank/csrpp_batched"),
             |b| b.iter(|| pagerank(&updated, &pr).unwrap()),
         );
+        group.bench_function(
+            BenchmarkId::new(&input.name, "pagerank/csrpp_batched_headroom"),
+            |b| b.iter(|| pagerank(&roomy, &pr).unwrap()),
+        );
         group.bench_function(BenchmarkId::new(&input.name, "bfs/csr"), |b| {
             b.iter(|| bfs(&csr, &bfs_options).unwrap())
         });
@@ -249,6 +272,10 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
         group.bench_function(BenchmarkId::new(&input.name, "bfs/csrpp_batched"), |b| {
             b.iter(|| bfs(&updated, &bfs_options).unwrap())
         });
+        group.bench_function(
+            BenchmarkId::new(&input.name, "bfs/csrpp_batched_headroom"),
+            |b| b.iter(|| bfs(&roomy, &bfs_options).unwrap()),
+        );
     }
     group.finish();
 }

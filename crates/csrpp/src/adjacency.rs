@@ -42,7 +42,11 @@ const WEIGHTED: u32 = 1 << 30;
 /// of the allocator: its capacity is exactly its length and it is never
 /// freed on its own.
 const IN_SLAB: u32 = 1 << 29;
-const TOMBSTONE_COUNT: u32 = IN_SLAB - 1;
+/// With `IN_SLAB`: the slab array has no headroom (capacity = length);
+/// without it a slab array has the power-of-two capacity of a block.
+const EXACT: u32 = 1 << 28;
+const SLAB_FLAGS: u32 = IN_SLAB | EXACT;
+const TOMBSTONE_COUNT: u32 = EXACT - 1;
 /// Most tombstones one list may hold before deletes fall back to physical.
 pub(crate) const MAX_TOMBSTONES: usize = TOMBSTONE_COUNT as usize;
 
@@ -208,7 +212,7 @@ impl AdjList {
 
     /// Slots the array has room for.
     fn capacity(&self) -> usize {
-        if self.in_slab() {
+        if self.meta & SLAB_FLAGS == SLAB_FLAGS {
             self.len()
         } else {
             capacity_for(self.len())
@@ -372,7 +376,7 @@ impl AdjList {
         if self.len >= 2 {
             // A slab array is copied out into a block of its own; segments
             // copy whole slabs instead (`SegmentData::clone_in`).
-            copy.meta &= !IN_SLAB;
+            copy.meta &= !SLAB_FLAGS;
             let (cap, new_cap) = (self.capacity(), capacity_for(self.len()));
             let weighted = self.is_weighted();
             let block = allocator.allocate(block_bytes(new_cap, weighted));
@@ -398,15 +402,23 @@ impl AdjList {
 
     /// A list of `len >= 2` slots whose array is at `block` in a slab.
     ///
+    /// `exact`: the array has exactly `len` slots; otherwise
+    /// `capacity_for(len)` (headroom for inserts in place).
+    ///
     /// # Safety
-    /// `block` points at `block_bytes(len, weighted)` bytes inside a slab
-    /// that outlives every use of the list, holding `len` sorted live ids
-    /// followed (when weighted) by `len` weights, and no other list uses
-    /// them.
-    pub(crate) unsafe fn from_slab(block: NonNull<u32>, len: usize, weighted: bool) -> Self {
+    /// `block` points at `block_bytes(cap, weighted)` bytes inside a slab
+    /// that outlives every use of the list (`cap` as above), holding `len`
+    /// sorted live ids and, when weighted, `len` weights from slot `cap`
+    /// on; no other list uses them.
+    pub(crate) unsafe fn from_slab(
+        block: NonNull<u32>,
+        len: usize,
+        weighted: bool,
+        exact: bool,
+    ) -> Self {
         debug_assert!(len >= 2);
         let mut list = Self::new(weighted);
-        list.meta |= IN_SLAB;
+        list.meta |= if exact { SLAB_FLAGS } else { IN_SLAB };
         list.len = u32::try_from(len).expect("a vertex holds at most u32::MAX edges");
         list.slot = Slot { block };
         list
@@ -445,18 +457,18 @@ impl AdjList {
         if !self.in_slab() {
             return;
         }
-        let len = self.len();
+        let (len, cap) = (self.len(), self.capacity());
         let new_cap = capacity_for(len);
         let weighted = self.is_weighted();
         let block = allocator.allocate(block_bytes(new_cap, weighted));
         // SAFETY: a slab list has `len >= 2` (block variant live) and
-        // holds `len` initialised slots with capacity `len`; the fresh
+        // holds `len` initialised slots with capacity `cap`; the fresh
         // block has room for `new_cap >= len`.
         unsafe {
-            copy_slots(self.slot.block, len, 0, block, new_cap, 0, len, weighted);
+            copy_slots(self.slot.block, cap, 0, block, new_cap, 0, len, weighted);
         }
         self.slot = Slot { block };
-        self.meta &= !IN_SLAB;
+        self.meta &= !SLAB_FLAGS;
     }
 
     /// Inserts a live slot at `pos` (`<= len`), keeping the others in order,
@@ -519,7 +531,7 @@ impl AdjList {
                         }
                     }
                     self.slot = Slot { block };
-                    self.meta &= !IN_SLAB;
+                    self.meta &= !SLAB_FLAGS;
                 }
             }
         }
@@ -532,7 +544,11 @@ impl AdjList {
     /// # Safety
     /// `allocator` is the allocator of the store this list lives in.
     pub(crate) unsafe fn remove_at(&mut self, allocator: &EdgeAllocator, pos: usize) {
-        self.leave_slab(allocator);
+        if self.meta & SLAB_FLAGS == SLAB_FLAGS {
+            // No headroom: the capacity would no longer match the length.
+            self.leave_slab(allocator);
+        }
+        let in_slab = self.in_slab();
         let len = self.len();
         assert!(pos < len);
         if self.ids()[pos] & TOMBSTONE != 0 {
@@ -542,14 +558,18 @@ impl AdjList {
         match len {
             1 => {}
             2 => {
-                // SAFETY: `len == 2`: a block of 2 initialised slots from
-                // `allocator` (caller's contract); freed once, not reused.
+                // SAFETY: `len == 2`: an array of 2 initialised slots, from
+                // `allocator` (caller's contract; freed once, not reused)
+                // or in a slab (left to the slab).
                 unsafe {
                     let block = self.slot.block;
                     let keep = read_slot(block, 2, weighted, 1 - pos);
-                    allocator.deallocate(block, block_bytes(2, weighted));
+                    if !in_slab {
+                        allocator.deallocate(block, block_bytes(2, weighted));
+                    }
                     self.slot = Slot { inline: keep };
                 }
+                self.meta &= !SLAB_FLAGS;
             }
             _ => {
                 let cap = capacity_for(len);
@@ -573,9 +593,12 @@ impl AdjList {
                             len - pos - 1,
                             weighted,
                         );
-                        allocator.deallocate(old, block_bytes(cap, weighted));
+                        if !in_slab {
+                            allocator.deallocate(old, block_bytes(cap, weighted));
+                        }
                     }
                     self.slot = Slot { block };
+                    self.meta &= !SLAB_FLAGS;
                 } else {
                     // SAFETY: moves `[pos + 1, len)` one left, in bounds.
                     unsafe {
@@ -639,7 +662,7 @@ impl AdjList {
             unsafe { allocator.deallocate(self.slot.block, self.block_bytes()) };
         }
         self.len = 0;
-        self.meta &= !IN_SLAB;
+        self.meta &= !SLAB_FLAGS;
         self.set_tombstones(0);
     }
 

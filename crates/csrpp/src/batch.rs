@@ -73,6 +73,7 @@ impl CsrPP {
         // clear deleted flags (rare: only when some vertex is deleted).
         let track = self.config.reverse_edges || self.deleted_vertices > 0;
         let mask = self.segment_size() - 1;
+        let headroom = self.config.slab_headroom;
         let ranges = segment_ranges(&batch, |e| e.0, self.shift, self.segments.len());
         let editor = Editor {
             allocator: &self.allocator,
@@ -107,7 +108,7 @@ impl CsrPP {
                     undeleted += u64::from(data.undelete(index));
                 }
                 added = ids.len() as u64;
-                data.fill_from_runs(editor.allocator, false, &ids, &weights, &runs);
+                data.fill_from_runs(editor.allocator, headroom, false, &ids, &weights, &runs);
                 data.live_edges += added;
                 return (added, undeleted, added_edges);
             }
@@ -172,6 +173,7 @@ impl CsrPP {
         reversed.par_sort_unstable_by_key(|&(dst, src, _)| (dst, src));
         let reverse = self.config.reverse_edges;
         let mask = self.segment_size() - 1;
+        let headroom = self.config.slab_headroom;
         let ranges = segment_ranges(reversed, |e| e.0, self.shift, self.segments.len());
         let editor = Editor {
             allocator: &self.allocator,
@@ -192,7 +194,7 @@ impl CsrPP {
                     runs.push((index, start, start + group.len()));
                     start += group.len();
                 }
-                data.fill_from_runs(editor.allocator, true, &ids, &[], &runs);
+                data.fill_from_runs(editor.allocator, headroom, true, &ids, &[], &runs);
                 return undeleted;
             }
             for group in part.chunk_by(|a, b| a.0 == b.0) {

@@ -55,6 +55,11 @@ pub struct CsrPPConfig {
     pub allocator: AllocatorKind,
     /// Keep a map from external `u64` keys to internal ids.
     pub external_keys: bool,
+    /// Give the arrays a bulk load packs into a segment's slab their
+    /// power-of-two capacity instead of their exact length: inserts then
+    /// stay in place (and the packed scan layout survives updates) until a
+    /// vertex outgrows it, at the price of about 1.4× the edge memory.
+    pub slab_headroom: bool,
     /// Refuse ids that would take the graph past this many vertices
     /// (at most [`MAX_VERTEX_LIMIT`]).
     pub vertex_limit: usize,
@@ -70,6 +75,7 @@ impl Default for CsrPPConfig {
             delete_mode: DeleteMode::Physical,
             allocator: AllocatorKind::System,
             external_keys: false,
+            slab_headroom: false,
             vertex_limit: DEFAULT_VERTEX_LIMIT,
         }
     }
@@ -115,6 +121,12 @@ impl CsrPPConfig {
     /// Sets [`CsrPPConfig::external_keys`].
     pub fn external_keys(mut self, external_keys: bool) -> Self {
         self.external_keys = external_keys;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::slab_headroom`].
+    pub fn slab_headroom(mut self, slab_headroom: bool) -> Self {
+        self.slab_headroom = slab_headroom;
         self
     }
 

@@ -2,7 +2,9 @@
 //! properties, behind one lock; and the per-list edits every update path
 //! shares.
 
-use crate::adjacency::{AdjList, ID_MASK, MAX_TOMBSTONES, Slab, TOMBSTONE, block_bytes};
+use crate::adjacency::{
+    AdjList, ID_MASK, MAX_TOMBSTONES, Slab, TOMBSTONE, block_bytes, capacity_for,
+};
 use crate::alloc::EdgeAllocator;
 use crate::config::DeleteMode;
 use dyngraph_core::{Semantics, VertexId, Weight};
@@ -85,10 +87,13 @@ impl SegmentData {
     /// Fills empty lists (`incoming` or out) from sorted runs of `ids`
     /// (and `weights`, parallel to `ids`, when weighted): run
     /// `(index, start, end)` becomes the list of vertex `index`. Arrays of
-    /// two or more slots are packed, exactly sized, into one new slab.
+    /// two or more slots are packed into one new slab, exactly sized or,
+    /// with `headroom`, with their power-of-two capacity.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn fill_from_runs(
         &mut self,
         allocator: &EdgeAllocator,
+        headroom: bool,
         incoming: bool,
         ids: &[u32],
         weights: &[Weight],
@@ -102,11 +107,12 @@ impl SegmentData {
         };
         let weighted = lists.first().is_some_and(AdjList::is_weighted);
         let words_per_slot = block_bytes(1, weighted) / 4;
+        let slots = |len: usize| if headroom { capacity_for(len) } else { len };
         let total: usize = runs
             .iter()
             .map(|&(_, start, end)| end - start)
             .filter(|&len| len >= 2)
-            .map(|len| len * words_per_slot)
+            .map(|len| slots(len) * words_per_slot)
             .sum();
         let slab = (total > 0).then(|| Slab::new(total));
         let mut offset = 0;
@@ -118,10 +124,12 @@ impl SegmentData {
             let run_weights: &[Weight] = if weighted { &weights[start..end] } else { &[] };
             let mut fresh = match (len, &slab) {
                 (2.., Some(slab)) => {
+                    let cap = slots(len);
                     // SAFETY: the runs' arrays take `total` words, so
-                    // `[offset, offset + len * words_per_slot)` is inside
-                    // the slab; ids then weights are written there before
-                    // the list is made, and each run gets its own range.
+                    // `[offset, offset + cap * words_per_slot)` is inside
+                    // the slab; ids then weights (from slot `cap`) are
+                    // written there before the list is made, and each run
+                    // gets its own range.
                     unsafe {
                         let block = NonNull::new_unchecked(slab.start().as_ptr().add(offset));
                         std::ptr::copy_nonoverlapping(
@@ -132,12 +140,12 @@ impl SegmentData {
                         if weighted {
                             std::ptr::copy_nonoverlapping(
                                 run_weights.as_ptr(),
-                                block.as_ptr().add(len).cast::<Weight>(),
+                                block.as_ptr().add(cap).cast::<Weight>(),
                                 len,
                             );
                         }
-                        offset += len * words_per_slot;
-                        AdjList::from_slab(block, len, weighted)
+                        offset += cap * words_per_slot;
+                        AdjList::from_slab(block, len, weighted, !headroom)
                     }
                 }
                 _ => AdjList::from_sorted(allocator, weighted, &ids[start..end], run_weights),

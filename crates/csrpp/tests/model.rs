@@ -360,6 +360,32 @@ fn bulk_loads_pack_arrays_exactly_and_updates_move_them_out() {
 }
 
 #[test]
+fn slab_headroom_keeps_inserts_in_place() {
+    let edges: Vec<Edge> = (0..300).map(|i| Edge::new(i / 3, 1000 + i)).collect();
+    let exact = CsrPP::from_edges(&edges, CsrPPConfig::default()).unwrap();
+    let mut roomy = CsrPP::from_edges(&edges, CsrPPConfig::default().slab_headroom(true)).unwrap();
+    // Degree 3 packs into 3 slots exactly, or 4 with headroom.
+    assert_eq!(roomy.memory_bytes() - exact.memory_bytes(), 100 * 4);
+    let before = roomy.memory_bytes();
+    let slots = roomy.out_slots(7).as_ptr();
+    roomy.insert_edge(7, 5).unwrap(); // fits the headroom: no move
+    assert_eq!(roomy.out_slots(7).as_ptr(), slots);
+    assert_eq!(roomy.memory_bytes(), before);
+    roomy.insert_edge(7, 6).unwrap(); // outgrows it: moves to a block
+    assert_ne!(roomy.out_slots(7).as_ptr(), slots);
+    assert_eq!(
+        roomy.out_neighbors(7).collect::<Vec<_>>(),
+        [5, 6, 1021, 1022, 1023]
+    );
+    for _ in 0..3 {
+        roomy.delete_edge(8, 1024).unwrap();
+        roomy.delete_edge(8, 1025).unwrap();
+    }
+    assert_eq!(roomy.out_neighbors(8).collect::<Vec<_>>(), [1026]);
+    check_invariants(&roomy).unwrap();
+}
+
+#[test]
 fn ids_past_the_limit_are_refused_and_change_nothing() {
     let config = CsrPPConfig::default().vertex_limit(100).reverse_edges(true);
     let mut graph = CsrPP::from_edges(&[Edge::new(1, 2)], config).unwrap();

@@ -14,8 +14,14 @@ pub fn all_configs(segment_sizes: &[usize]) -> Vec<CsrPPConfig> {
                 for reverse in [false, true] {
                     for delete_mode in [DeleteMode::Physical, DeleteMode::Logical] {
                         for allocator in [AllocatorKind::System, AllocatorKind::Arena] {
+                            // Slab headroom alternates with the allocator so
+                            // both packings meet both allocators across
+                            // segment sizes without doubling the matrix.
+                            let headroom =
+                                (allocator == AllocatorKind::Arena) != (segment_size % 8 == 0);
                             configs.push(
                                 CsrPPConfig::default()
+                                    .slab_headroom(headroom)
                                     .segment_size(segment_size)
                                     .semantics(semantics)
                                     .weighted(weighted)
