@@ -12,6 +12,9 @@ use std::ops::Range;
 /// (binary search and shift in place); more are merged into a fresh array.
 const SMALL_GROUP: usize = 8;
 
+/// Batches up to this size are inserted one edge at a time, in order.
+const SERIAL_BATCH: usize = 64;
+
 /// A batch entry: `(source, target, weight)`.
 type Entry = (VertexId, VertexId, Weight);
 
@@ -56,19 +59,27 @@ impl CsrPP {
     /// graph grown). `set_union` forces set semantics (graph algebra);
     /// otherwise the store's semantics apply.
     pub(crate) fn insert_batch(&mut self, mut batch: Vec<Entry>, set_union: bool) -> UpdateReport {
-        if batch.is_empty() {
-            return UpdateReport::default();
-        }
-        // Stable: equal edges keep arrival order, so the first one's weight
-        // wins under set semantics and multigraph duplicates stay oldest
-        // first.
-        batch.par_sort_by_key(|&(src, dst, _)| (src, dst));
         let set_union = set_union || self.config.semantics == Semantics::Simple;
         let semantics = if set_union {
             Semantics::Simple
         } else {
             Semantics::Multigraph
         };
+        if batch.len() <= SERIAL_BATCH {
+            // Sorting and fanning out to the pool costs more than it saves.
+            let added = batch
+                .iter()
+                .filter(|&&(src, dst, weight)| self.insert_admitted(src, dst, weight, semantics))
+                .count();
+            return UpdateReport {
+                edges_added: added as u64,
+                edges_removed: 0,
+            };
+        }
+        // Stable: equal edges keep arrival order, so the first one's weight
+        // wins under set semantics and multigraph duplicates stay oldest
+        // first.
+        batch.par_sort_by_key(|&(src, dst, _)| (src, dst));
         // The targets of added edges are needed for the in-lists, and to
         // clear deleted flags (rare: only when some vertex is deleted).
         let track = self.config.reverse_edges || self.deleted_vertices > 0;

@@ -246,6 +246,17 @@ impl CsrPP {
 
     fn insert_one(&mut self, src: VertexId, dst: VertexId, weight: Weight) -> Result<bool> {
         self.admit([src, dst])?;
+        Ok(self.insert_admitted(src, dst, weight, self.config.semantics))
+    }
+
+    /// Inserts one edge whose endpoints exist, with `semantics`.
+    pub(crate) fn insert_admitted(
+        &mut self,
+        src: VertexId,
+        dst: VertexId,
+        weight: Weight,
+        semantics: Semantics,
+    ) -> bool {
         let (s, i) = self.locate(src);
         let (t, j) = self.locate(dst);
         let editor = Editor {
@@ -254,9 +265,9 @@ impl CsrPP {
         };
         let data = self.segments[s].get_mut();
         // SAFETY: the list lives in this store, whose allocator `editor` holds.
-        let added = unsafe { editor.insert(&mut data.out[i], dst, weight, self.config.semantics) };
+        let added = unsafe { editor.insert(&mut data.out[i], dst, weight, semantics) };
         if !added {
-            return Ok(false);
+            return false;
         }
         data.live_edges += 1;
         let mut undeleted = u64::from(data.undelete(i));
@@ -268,7 +279,7 @@ impl CsrPP {
             unsafe { editor.insert(&mut target.incoming[j], src, 0.0, Semantics::Multigraph) };
         }
         self.deleted_vertices -= undeleted;
-        Ok(true)
+        true
     }
 
     fn delete_one(&mut self, src: VertexId, dst: VertexId) -> bool {

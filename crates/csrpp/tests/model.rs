@@ -31,9 +31,10 @@ fn op(max_vertex: VertexId) -> impl Strategy<Value = Op> {
     prop_oneof![
         6 => edge.clone().prop_map(|(s, d, w)| Op::Insert(s, d, w)),
         3 => (v.clone(), v.clone()).prop_map(|(s, d)| Op::Delete(s, d)),
-        // Batches big enough to take the merge path (more than 8 new
-        // edges for one vertex) as well as the one-by-one path.
-        2 => prop::collection::vec(edge, 0..60).prop_map(Op::InsertBatch),
+        // Batches of up to 64 edges are inserted one by one; larger ones
+        // take the parallel path, where groups of more than 8 new edges
+        // for one vertex are merged and empty segments packed in slabs.
+        2 => prop::collection::vec(edge, 0..160).prop_map(Op::InsertBatch),
         1 => prop::collection::vec((v.clone(), v.clone()), 0..30).prop_map(Op::DeleteBatch),
         1 => v.prop_map(Op::DeleteVertex),
         1 => Just(Op::Compact),
@@ -187,8 +188,8 @@ proptest! {
     #[test]
     fn graph_algebra_matches_set_algebra(
         config_index in 0usize..96,
-        base in prop::collection::vec((0u32..30, 0u32..30, any::<u8>()), 0..120),
-        other in prop::collection::vec((0u32..34, 0u32..34, any::<u8>()), 0..120),
+        base in prop::collection::vec((0u32..30, 0u32..30, any::<u8>()), 0..240),
+        other in prop::collection::vec((0u32..34, 0u32..34, any::<u8>()), 0..240),
         other_simple in any::<bool>(),
     ) {
         let config = all_configs(&[1, 4, 128])[config_index].clone();
