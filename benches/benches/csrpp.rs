@@ -292,6 +292,14 @@ fn clone(c: &mut Criterion, inputs: &[Input]) {
         group.bench_function(BenchmarkId::new(&input.name, "csr"), |b| {
             b.iter_with_large_drop(|| csr.clone())
         });
+        let roomy = CsrPP::from_edges(edges, CsrPPConfig::default().slab_headroom(true)).unwrap();
+        eprintln!(
+            "{} (system, slab headroom): bytes/edge CsrPP {:.2}, Csr {:.2}",
+            input.name,
+            roomy.memory_bytes() as f64 / edges.len() as f64,
+            csr.memory_bytes() as f64 / edges.len() as f64,
+        );
+        drop(roomy);
         for allocator in [AllocatorKind::System, AllocatorKind::Arena] {
             let store = CsrPP::from_edges(edges, config(allocator)).unwrap();
             eprintln!(

@@ -19,12 +19,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum AllocatorKind {
     /// The global allocator (`std::alloc`), one call per array.
-    #[default]
     System,
-    /// The sharded power-of-two arena ([`crate::CsrPPConfig::allocator`]):
-    /// size classes 16 B … 8 KiB, per-class free lists, larger arrays from
-    /// the system allocator. Memory of freed small arrays is reused but only
-    /// returned to the system when the store is dropped.
+    /// The sharded power-of-two arena, the default: size classes 16 B …
+    /// 8 KiB, per-class free lists, larger arrays from the system
+    /// allocator. Memory of freed small arrays is reused for arrays of the
+    /// same class but only returned to the system when the store is
+    /// dropped. Chosen as default because it was as fast or faster in most
+    /// of the insert benchmarks (`BENCHMARKS.md`, issue 6), not all.
+    #[default]
     Arena,
 }
 

@@ -73,7 +73,7 @@ impl Default for CsrPPConfig {
             reverse_edges: false,
             segment_size: DEFAULT_SEGMENT_SIZE,
             delete_mode: DeleteMode::Physical,
-            allocator: AllocatorKind::System,
+            allocator: AllocatorKind::Arena,
             external_keys: false,
             slab_headroom: false,
             vertex_limit: DEFAULT_VERTEX_LIMIT,
