@@ -294,8 +294,9 @@ fn clone(c: &mut Criterion, inputs: &[Input]) {
         });
         let roomy = CsrPP::from_edges(edges, CsrPPConfig::default().slab_headroom(true)).unwrap();
         eprintln!(
-            "{} (system, slab headroom): bytes/edge CsrPP {:.2}, Csr {:.2}",
+            "{} ({}, slab headroom): bytes/edge CsrPP {:.2}, Csr {:.2}",
             input.name,
+            allocator_name(roomy.allocator_kind()),
             roomy.memory_bytes() as f64 / edges.len() as f64,
             csr.memory_bytes() as f64 / edges.len() as f64,
         );
