@@ -16,7 +16,8 @@
 //! | logical deletes + compaction, physical deletes | [`DeleteMode`], [`CsrPP::compact`] |
 //! | union/difference in place or into a new instance, parallel clone | [`CsrPP::add_graph_in_place`], [`CsrPP::subtract_graph`], `Clone` |
 //! | reverse edges, vertex properties, external `u64` keys | [`CsrPPConfig`], [`CsrPP::add_vertex_property`], [`CsrPP::insert_edge_by_key`] |
-//! | power-of-two arena (16 B … 8 KiB classes, sharded free lists) | [`AllocatorKind::Arena`] |
+//! | power-of-two arena (16 B … 8 KiB classes, sharded free lists), the default | [`AllocatorKind::Arena`] |
+//! | bulk loads packed per segment, exactly or with headroom | [`CsrPPConfig::slab_headroom`] |
 //!
 //! # Example: serial and batch updates, then a scan
 //!

@@ -44,9 +44,11 @@ pub struct VertexPropertyId(pub(crate) usize);
 /// - **Scan**: one slice per vertex, as in CSR, reached through two
 ///   indirections (segment, entry); degree-1 vertices need no array.
 /// - **Memory**: 16 bytes per vertex entry (32 with reverse edges), plus
-///   per edge 4 bytes (8 weighted) rounded up to the vertex's power-of-two
-///   capacity — between 1× and 2× of the live edges, about 1.4× on
-///   average — plus the in-lists' 4 bytes per edge with reverse edges.
+///   per edge 4 bytes (8 weighted) — exactly, right after a bulk load
+///   (arrays packed per segment; 1.17× `Csr` on a Kronecker graph), and
+///   rounded up to the vertex's power-of-two capacity once it has been
+///   updated (between 1× and 2×; about 1.9× `Csr` after 100 batches) —
+///   plus the in-lists' 4 bytes per edge with reverse edges.
 ///
 /// # Concurrency
 /// `&mut CsrPP` updates serially with no locking. For many threads, take a
