@@ -1,0 +1,350 @@
+//! A segment: `NUM_V_SEG` consecutive vertices, their entries, in-lists and
+//! properties, behind one lock; and the per-list edits every update path
+//! shares.
+
+use crate::adjacency::{
+    AdjList, ID_MASK, MAX_TOMBSTONES, Slab, TOMBSTONE, block_bytes, capacity_for,
+};
+use crate::alloc::EdgeAllocator;
+use crate::config::DeleteMode;
+use dyngraph_core::{Semantics, VertexId, Weight};
+use std::ptr::NonNull;
+
+/// The vertices of one segment. Ids are implicit:
+/// `segment_index * segment_size + position`.
+pub(crate) struct SegmentData {
+    /// Out-lists (the vertex entries; they also carry the deleted flag).
+    pub(crate) out: Box<[AdjList]>,
+    /// In-lists, parallel to `out`; empty when reverse edges are off.
+    pub(crate) incoming: Box<[AdjList]>,
+    /// Live out-edges of this segment's vertices.
+    pub(crate) live_edges: u64,
+    /// Vertices of this segment flagged deleted.
+    pub(crate) deleted_vertices: u64,
+    /// Vertex property columns, each parallel to `out`.
+    pub(crate) properties: Vec<Box<[f64]>>,
+    /// Packed arrays from bulk loads that lists of this segment point into.
+    pub(crate) slabs: Vec<Slab>,
+}
+
+/// A segment with its lock (one `parking_lot` mutex per segment).
+pub(crate) type Segment = parking_lot::Mutex<SegmentData>;
+
+impl SegmentData {
+    pub(crate) fn new(size: usize, weighted: bool, reverse: bool, defaults: &[f64]) -> Self {
+        Self {
+            out: (0..size).map(|_| AdjList::new(weighted)).collect(),
+            incoming: if reverse {
+                (0..size).map(|_| AdjList::new(false)).collect()
+            } else {
+                Box::default()
+            },
+            live_edges: 0,
+            deleted_vertices: 0,
+            properties: defaults
+                .iter()
+                .map(|&default| vec![default; size].into_boxed_slice())
+                .collect(),
+            slabs: Vec::new(),
+        }
+    }
+
+    /// A deep copy whose edge arrays come from `allocator`.
+    /// Slab arrays are copied a whole slab at a time (one `memcpy`) and
+    /// the lists rebased, so the copy keeps the packed layout.
+    pub(crate) fn clone_in(&self, allocator: &EdgeAllocator) -> Self {
+        let slabs: Vec<Slab> = self.slabs.iter().map(Slab::duplicate).collect();
+        let copy_list = |list: &AdjList| {
+            if !list.is_in_slab() {
+                return list.clone_in(allocator);
+            }
+            let k = self
+                .slabs
+                .iter()
+                .position(|slab| slab.holds(list))
+                .expect("a slab list points into a slab of its segment");
+            // SAFETY: the list is in `self.slabs[k]`, and `slabs[k]` is a
+            // byte copy of it owned by the new segment with the list.
+            unsafe { list.rebased(self.slabs[k].start(), slabs[k].start()) }
+        };
+        Self {
+            out: self.out.iter().map(copy_list).collect(),
+            incoming: self.incoming.iter().map(copy_list).collect(),
+            live_edges: self.live_edges,
+            deleted_vertices: self.deleted_vertices,
+            properties: self.properties.clone(),
+            slabs,
+        }
+    }
+
+    /// Drops slabs no list points into any more.
+    pub(crate) fn drop_unused_slabs(&mut self) {
+        let (out, incoming) = (&self.out, &self.incoming);
+        self.slabs
+            .retain(|slab| out.iter().chain(incoming.iter()).any(|l| slab.holds(l)));
+    }
+
+    /// Fills empty lists (`incoming` or out) from sorted runs of `ids`
+    /// (and `weights`, parallel to `ids`, when weighted): run
+    /// `(index, start, end)` becomes the list of vertex `index`. Arrays of
+    /// two or more slots are packed into one new slab, exactly sized or,
+    /// with `headroom`, with their power-of-two capacity.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn fill_from_runs(
+        &mut self,
+        allocator: &EdgeAllocator,
+        headroom: bool,
+        incoming: bool,
+        ids: &[u32],
+        weights: &[Weight],
+        runs: &[(usize, usize, usize)],
+    ) {
+        self.drop_unused_slabs();
+        let lists = if incoming {
+            &mut self.incoming
+        } else {
+            &mut self.out
+        };
+        let weighted = lists.first().is_some_and(AdjList::is_weighted);
+        let words_per_slot = block_bytes(1, weighted) / 4;
+        let slots = |len: usize| if headroom { capacity_for(len) } else { len };
+        let total: usize = runs
+            .iter()
+            .map(|&(_, start, end)| end - start)
+            .filter(|&len| len >= 2)
+            .map(|len| slots(len) * words_per_slot)
+            .sum();
+        let slab = (total > 0).then(|| Slab::new(total));
+        let mut offset = 0;
+        for &(index, start, end) in runs {
+            let list = &mut lists[index];
+            debug_assert_eq!(list.len(), 0, "fill_from_runs needs empty lists");
+            let deleted = list.is_vertex_deleted();
+            let len = end - start;
+            let run_weights: &[Weight] = if weighted { &weights[start..end] } else { &[] };
+            let mut fresh = match (len, &slab) {
+                (2.., Some(slab)) => {
+                    let cap = slots(len);
+                    // SAFETY: the runs' arrays take `total` words, so
+                    // `[offset, offset + cap * words_per_slot)` is inside
+                    // the slab; ids then weights (from slot `cap`) are
+                    // written there before the list is made, and each run
+                    // gets its own range.
+                    unsafe {
+                        let block = NonNull::new_unchecked(slab.start().as_ptr().add(offset));
+                        std::ptr::copy_nonoverlapping(
+                            ids[start..end].as_ptr(),
+                            block.as_ptr(),
+                            len,
+                        );
+                        if weighted {
+                            std::ptr::copy_nonoverlapping(
+                                run_weights.as_ptr(),
+                                block.as_ptr().add(cap).cast::<Weight>(),
+                                len,
+                            );
+                        }
+                        offset += cap * words_per_slot;
+                        AdjList::from_slab(block, len, weighted, !headroom)
+                    }
+                }
+                _ => AdjList::from_sorted(allocator, weighted, &ids[start..end], run_weights),
+            };
+            fresh.set_vertex_deleted(deleted);
+            *list = fresh;
+        }
+        if let Some(slab) = slab {
+            self.slabs.push(slab);
+        }
+    }
+
+    /// Clears vertex `index`'s deleted flag (an edge now touches it);
+    /// `true` if it was set.
+    pub(crate) fn undelete(&mut self, index: usize) -> bool {
+        let deleted = self.out[index].is_vertex_deleted();
+        if deleted {
+            self.out[index].set_vertex_deleted(false);
+            self.deleted_vertices -= 1;
+        }
+        deleted
+    }
+
+    /// Bytes of the edge arrays as the allocator holds them.
+    pub(crate) fn block_footprint(&self, allocator: &EdgeAllocator) -> usize {
+        self.slabs.iter().map(Slab::bytes).sum::<usize>()
+            + self
+                .out
+                .iter()
+                .chain(self.incoming.iter())
+                .map(|l| match l.block_bytes() {
+                    0 => 0,
+                    bytes => allocator.footprint(bytes),
+                })
+                .sum::<usize>()
+    }
+
+    /// # Safety
+    /// `allocator` is the allocator of the store this segment lives in.
+    pub(crate) unsafe fn release_on_drop(&mut self, allocator: &EdgeAllocator) {
+        for list in self.out.iter_mut().chain(self.incoming.iter_mut()) {
+            // SAFETY: forwarded contract.
+            unsafe { list.release_on_drop(allocator) };
+        }
+    }
+}
+
+/// The edits of one list, with the store's allocator and delete mode.
+///
+/// Every method is `unsafe` for one reason: the list must live in the store
+/// whose allocator this editor holds (invariant I of
+/// [`crate::adjacency`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Editor<'a> {
+    pub(crate) allocator: &'a EdgeAllocator,
+    pub(crate) delete_mode: DeleteMode,
+}
+
+impl Editor<'_> {
+    /// Inserts `id`; under [`Semantics::Simple`] only when no live slot
+    /// holds it (a tombstone is revived). Multigraph inserts go after the
+    /// equal slots, so equal edges keep arrival order (oldest first).
+    ///
+    /// # Safety
+    /// `list` lives in the store whose allocator is `self.allocator`.
+    pub(crate) unsafe fn insert(
+        &self,
+        list: &mut AdjList,
+        id: VertexId,
+        weight: Weight,
+        semantics: Semantics,
+    ) -> bool {
+        let range = list.equal_range(id);
+        if semantics == Semantics::Simple {
+            let ids = &list.ids()[range.clone()];
+            if ids.iter().any(|&slot| slot & TOMBSTONE == 0) {
+                return false;
+            }
+            if !range.is_empty() {
+                list.revive(range.start, weight);
+                return true;
+            }
+        }
+        // SAFETY: forwarded contract.
+        unsafe { list.insert_at(self.allocator, range.end, id, weight) };
+        true
+    }
+
+    /// Deletes the oldest live occurrence of `id`; `true` if one was there.
+    ///
+    /// # Safety
+    /// `list` lives in the store whose allocator is `self.allocator`.
+    pub(crate) unsafe fn delete_one(&self, list: &mut AdjList, id: VertexId) -> bool {
+        let range = list.equal_range(id);
+        let Some(pos) = range.clone().find(|&pos| list.ids()[pos] & TOMBSTONE == 0) else {
+            return false;
+        };
+        if self.delete_mode == DeleteMode::Logical && list.tombstones() < MAX_TOMBSTONES {
+            list.bury(pos);
+        } else {
+            // SAFETY: forwarded contract.
+            unsafe { list.remove_at(self.allocator, pos) };
+        }
+        true
+    }
+
+    /// Deletes every live occurrence of `id`; returns how many.
+    ///
+    /// # Safety
+    /// `list` lives in the store whose allocator is `self.allocator`.
+    pub(crate) unsafe fn delete_all(&self, list: &mut AdjList, id: VertexId) -> u64 {
+        let mut removed = 0;
+        // SAFETY: forwarded contract.
+        while unsafe { self.delete_one(list, id) } {
+            removed += 1;
+        }
+        removed
+    }
+
+    /// Rebuilds `list` without its tombstones; returns the slots reclaimed.
+    ///
+    /// # Safety
+    /// `list` lives in the store whose allocator is `self.allocator`.
+    pub(crate) unsafe fn compact(
+        &self,
+        list: &mut AdjList,
+        ids: &mut Vec<u32>,
+        weights: &mut Vec<Weight>,
+    ) -> usize {
+        let reclaimed = list.tombstones();
+        if reclaimed == 0 {
+            return 0;
+        }
+        ids.clear();
+        weights.clear();
+        let list_weights = list.weights();
+        for (pos, &slot) in list.ids().iter().enumerate() {
+            if slot & TOMBSTONE == 0 {
+                ids.push(slot);
+                if let Some(&w) = list_weights.get(pos) {
+                    weights.push(w);
+                }
+            }
+        }
+        // SAFETY: forwarded contract.
+        unsafe { list.replace(self.allocator, ids, weights) };
+        reclaimed
+    }
+}
+
+/// Merges a sorted group of new edges `(id, weight)` into `list` through
+/// scratch buffers and one fresh array (tombstones are dropped on the way).
+/// `set_union`: add only ids with no live slot and drop repeats within the
+/// group (first one wins); otherwise add every new edge after the equal old
+/// ones. Calls `added` for each edge actually added; returns their number.
+///
+/// # Safety
+/// `list` lives in the store whose allocator is `editor.allocator`.
+pub(crate) unsafe fn merge_sorted(
+    editor: &Editor<'_>,
+    list: &mut AdjList,
+    group: &[(VertexId, Weight)],
+    set_union: bool,
+    scratch: &mut (Vec<u32>, Vec<Weight>),
+    mut added: impl FnMut(VertexId),
+) -> u64 {
+    let (ids_out, weights_out) = scratch;
+    ids_out.clear();
+    weights_out.clear();
+    let weighted = list.is_weighted();
+    let ids = list.ids();
+    let weights = list.weights();
+    let mut count = 0;
+    let (mut i, mut j) = (0, 0);
+    while i < ids.len() || j < group.len() {
+        let take_old = j == group.len() || (i < ids.len() && ids[i] & ID_MASK <= group[j].0);
+        if take_old {
+            if ids[i] & TOMBSTONE == 0 {
+                ids_out.push(ids[i]);
+                if weighted {
+                    weights_out.push(weights[i]);
+                }
+            }
+            i += 1;
+        } else {
+            let (id, weight) = group[j];
+            j += 1;
+            if set_union && ids_out.last() == Some(&id) {
+                continue;
+            }
+            ids_out.push(id);
+            if weighted {
+                weights_out.push(weight);
+            }
+            added(id);
+            count += 1;
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { list.replace(editor.allocator, ids_out, weights_out) };
+    count
+}
