@@ -1,7 +1,252 @@
-//! The `dyngraph` binary. Its subcommands (`replay`, `gen`, `load`, `run`,
-//! `convert`) arrive with the CLI issue; until then it only says so.
+//! `dyngraph`: replay temporal graphs into dynamic graph stores, analyse them
+//! as they evolve, and compare what each store costs.
+//!
+//! Exit codes: 0 on success, 1 when `--verify` finds a wrong result, 2 on
+//! any error (bad arguments, unreadable or malformed input), with one line
+//! on stderr saying what went wrong and where.
 
-fn main() {
-    eprintln!("dyngraph: no subcommands yet; see the README for what works now");
-    std::process::exit(2);
+mod input;
+mod replay;
+mod report;
+mod stores;
+mod stream;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use dyngraph_core::Semantics;
+use indicatif::{ProgressBar, ProgressStyle};
+use replay::{BatchObserver, ReplayConfig, Window};
+use report::{InputSummary, Report};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use stores::{CsrRebuild, ReplayStore, StoreKind};
+use stream::Order;
+
+/// The sample replayed when no file is given: SNAP CollegeMsg, bundled in
+/// the repository's `data/` directory.
+const BUNDLED_SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
+
+/// Set by Ctrl-C; a replay stops after its current batch and reports.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+#[derive(Parser, Debug)]
+#[command(name = "dyngraph", version, about = "Replay temporal graphs into dynamic graph stores and compare them")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Stream a temporal graph into one or several stores, analyse it as it
+    /// evolves, and print what each store cost.
+    Replay(ReplayArgs),
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|_| format!("'{text}' is not a number"))?;
+    if !(0.0..=100.0).contains(&value) {
+        return Err(format!("{value} is not a percentage between 0 and 100"));
+    }
+    Ok(value)
+}
+
+fn parse_positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) | Err(_) => Err(format!("'{text}' is not a positive whole number")),
+        Ok(value) => Ok(value),
+    }
+}
+
+#[derive(Args, Debug)]
+struct ReplayArgs {
+    /// Input: SNAP temporal `.txt`, `.el`, `.wel`, Matrix Market `.mtx`, or
+    /// `.gz` of these. Default: the bundled CollegeMsg sample.
+    file: Option<PathBuf>,
+
+    /// Stores to replay into, one after another over the same stream.
+    #[arg(long = "store", value_delimiter = ',', default_value = "csr-rebuild")]
+    stores: Vec<StoreKind>,
+
+    /// Percentage of the stream loaded as the base graph before timing.
+    #[arg(long, default_value = "10", value_parser = parse_percent)]
+    base: f64,
+
+    /// Edges per update batch (1 = edge at a time).
+    #[arg(long, default_value = "1", value_parser = parse_positive)]
+    batch: usize,
+
+    /// Arrival order.
+    #[arg(long, value_enum, default_value = "file")]
+    order: Order,
+
+    /// Seed for `--order shuffle`.
+    #[arg(long, default_value = "1")]
+    seed: u64,
+
+    /// Sliding window: delete edges older than this many timestamp units
+    /// (`86400`) or beyond this many newest arrivals (`5000edges`).
+    #[arg(long)]
+    window: Option<Window>,
+
+    /// Insert every edge in both directions.
+    #[arg(long)]
+    undirected: bool,
+
+    /// Set semantics: repeated edges are ignored (default: multigraph).
+    #[arg(long)]
+    simple: bool,
+
+    /// Worker threads (rayon pool).
+    #[arg(long, value_parser = parse_positive)]
+    threads: Option<usize>,
+
+    /// Write the summary and per-batch records as JSON (`-` for stdout).
+    #[arg(long)]
+    json: Option<PathBuf>,
+
+    /// Write per-batch records and the summary as CSV.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+
+    /// Draw throughput over the replay, per store, as SVG.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // Help and version are not errors; everything else exits 2.
+            let code = if error.use_stderr() { 2 } else { 0 };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Replay(args) => replay_command(args),
+    }
+}
+
+fn install_threads(threads: Option<usize>) -> Result<usize> {
+    if let Some(threads) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .context("cannot start the thread pool")?;
+    }
+    Ok(rayon::current_num_threads())
+}
+
+struct NoKernels;
+
+impl<S: ReplayStore> BatchObserver<S> for NoKernels {
+    fn after_batch(&mut self, _: &S, _: usize, _: bool) -> Result<()> {
+        Ok(())
+    }
+}
+
+fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
+    let threads = install_threads(args.threads)?;
+    if let Err(error) = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed)) {
+        eprintln!("warning: Ctrl-C will not stop the replay cleanly: {error}");
+    }
+    let path = args.file.clone().unwrap_or_else(|| PathBuf::from(BUNDLED_SAMPLE));
+    if args.file.is_none() && !path.exists() {
+        bail!(
+            "no FILE given and the bundled sample is not at {}: pass a file, e.g. `dyngraph replay CollegeMsg.txt`",
+            path.display()
+        );
+    }
+    let mut stream = input::read_stream(&path)?;
+    stream.reorder(args.order, args.seed)?;
+    if args.undirected {
+        stream = stream.symmetrized();
+    }
+    if let Some(Window::Time(_)) = args.window
+        && stream.timestamps.is_none()
+    {
+        bail!(
+            "--window {} is in timestamp units but {} has no timestamp column: use an edge count such as --window 5000edges",
+            args.window.map(|w| format!("{w:?}")).unwrap_or_default(),
+            path.display()
+        );
+    }
+    let semantics = if args.simple { Semantics::Simple } else { Semantics::Multigraph };
+    let config = ReplayConfig { base_pct: args.base, batch: args.batch, window: args.window, semantics };
+
+    let mut summaries = Vec::new();
+    let mut unique = Vec::new();
+    for kind in &args.stores {
+        if !unique.contains(kind) {
+            unique.push(*kind);
+        }
+    }
+    for kind in unique {
+        if STOP.load(Ordering::Relaxed) {
+            break;
+        }
+        let progress = ProgressBar::new(stream.len() as u64);
+        progress.set_style(
+            ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} edges {per_sec} eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        progress.set_prefix(kind.name());
+        let weighted = stream.weights.is_some();
+        let summary = match kind {
+            StoreKind::CsrRebuild => {
+                let store = CsrRebuild::new(semantics, weighted);
+                replay::replay(store, kind.name(), &stream, &config, &STOP, &progress, &mut NoKernels)?.0
+            }
+        };
+        progress.finish_and_clear();
+        summaries.push(summary);
+    }
+
+    let report = Report {
+        input: InputSummary {
+            path: path.clone(),
+            edges: stream.len() as u64,
+            vertices: stream.vertex_count() as u64,
+            order: args.order,
+            seed: args.seed,
+            base_pct: args.base,
+            batch: args.batch,
+            window: args.window.map(|w| match w {
+                Window::Time(units) => format!("{units}"),
+                Window::Edges(edges) => format!("{edges}edges"),
+            }),
+            undirected: args.undirected,
+            simple: args.simple,
+            threads,
+        },
+        stores: summaries,
+    };
+    let json_to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+    if !json_to_stdout {
+        report::write_table(&report, &mut std::io::stdout().lock())?;
+    }
+    if let Some(path) = &args.json {
+        report::write_json(&report, path)?;
+    }
+    if let Some(path) = &args.csv {
+        report::write_csv(&report, path)?;
+    }
+    if let Some(path) = &args.plot {
+        report::write_plot(&report, path)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,225 @@
+//! The stores `replay` can drive, behind one adapter trait that adds what
+//! the core traits leave to each store: bulk loading, memory, and counters.
+
+use anyhow::Result;
+use dyngraph_core::{
+    Csr, CsrOptions, Edge, Graph, GraphUpdate, InNeighbors, OutNeighbors, Semantics, VertexId,
+    Weight, WeightedEdge, WeightedOutNeighbors,
+};
+use std::collections::{HashSet, VecDeque};
+use std::ops::Range;
+
+/// A store selectable with `--store`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub(crate) enum StoreKind {
+    /// `Csr` rebuilt from scratch after every batch: the cost dynamic stores
+    /// exist to avoid.
+    CsrRebuild,
+}
+
+impl StoreKind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            StoreKind::CsrRebuild => "csr-rebuild",
+        }
+    }
+}
+
+/// How the base graph got into a store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum BaseLoad {
+    /// Built in bulk from the base edges.
+    BulkBuilt,
+    /// Inserted edge by edge (as one batch).
+    Inserted,
+}
+
+/// Counters a store keeps about its own maintenance work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Maintenance {
+    pub(crate) rebalances: u64,
+    pub(crate) elements_moved: u64,
+}
+
+/// What `replay` needs from a store beyond the core traits.
+pub(crate) trait ReplayStore:
+    GraphUpdate + OutNeighbors + InNeighbors + WeightedOutNeighbors + Sync
+{
+    /// Loads the base graph into an empty store.
+    fn load_base(&mut self, base: &[WeightedEdge]) -> Result<BaseLoad> {
+        self.insert_weighted_edges(base)?;
+        Ok(BaseLoad::Inserted)
+    }
+
+    /// Called after each batch's inserts and deletes; timed with the batch.
+    fn end_batch(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Heap bytes the store holds.
+    fn memory_bytes(&self) -> usize;
+
+    /// Rebalance and move counters, where the store has them.
+    fn maintenance(&self) -> Option<Maintenance> {
+        None
+    }
+}
+
+/// `Csr` rebuilt from its edge list after every batch.
+///
+/// Inserts and deletes only edit the edge list; `end_batch` rebuilds the
+/// whole `Csr` (with in-edges, for pull kernels), which is what a static
+/// store must do to show the graph after a batch.
+#[derive(Debug)]
+pub(crate) struct CsrRebuild {
+    semantics: Semantics,
+    weighted: bool,
+    /// Edges in arrival order: deletes remove the oldest occurrence.
+    edges: VecDeque<WeightedEdge>,
+    /// Present edges, for simple semantics.
+    present: HashSet<(VertexId, VertexId)>,
+    vertex_count: usize,
+    csr: Csr,
+}
+
+impl CsrRebuild {
+    pub(crate) fn new(semantics: Semantics, weighted: bool) -> Self {
+        let csr = Csr::from_edges(&[], CsrOptions::default().transpose(true))
+            .expect("an empty graph is valid");
+        Self {
+            semantics,
+            weighted,
+            edges: VecDeque::new(),
+            present: HashSet::new(),
+            vertex_count: 0,
+            csr,
+        }
+    }
+
+    fn rebuild(&mut self) -> Result<()> {
+        let edges = self.edges.make_contiguous();
+        let options = CsrOptions::default().transpose(true).vertex_count(self.vertex_count);
+        self.csr = if self.weighted {
+            Csr::from_weighted_edges(edges, options)?
+        } else {
+            let plain: Vec<Edge> = edges.iter().map(|e| e.edge()).collect();
+            Csr::from_edges(&plain, options)?
+        };
+        Ok(())
+    }
+}
+
+impl ReplayStore for CsrRebuild {
+    fn load_base(&mut self, base: &[WeightedEdge]) -> Result<BaseLoad> {
+        self.insert_weighted_edges(base)?;
+        self.rebuild()?;
+        Ok(BaseLoad::BulkBuilt)
+    }
+
+    fn end_batch(&mut self) -> Result<()> {
+        self.rebuild()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.csr.memory_bytes()
+    }
+}
+
+impl Graph for CsrRebuild {
+    fn vertex_count(&self) -> usize {
+        self.csr.vertex_count()
+    }
+
+    fn edge_count(&self) -> u64 {
+        self.csr.edge_count()
+    }
+
+    fn semantics(&self) -> Semantics {
+        self.semantics
+    }
+}
+
+impl OutNeighbors for CsrRebuild {
+    type OutNeighbors<'a> = <Csr as OutNeighbors>::OutNeighbors<'a>;
+
+    fn out_degree(&self, v: VertexId) -> u64 {
+        self.csr.out_degree(v)
+    }
+
+    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+        self.csr.out_neighbors(v)
+    }
+}
+
+impl InNeighbors for CsrRebuild {
+    type InNeighbors<'a> = <Csr as InNeighbors>::InNeighbors<'a>;
+
+    fn has_in_edges(&self) -> bool {
+        self.csr.has_in_edges()
+    }
+
+    fn in_degree(&self, v: VertexId) -> u64 {
+        self.csr.in_degree(v)
+    }
+
+    fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_> {
+        self.csr.in_neighbors(v)
+    }
+}
+
+impl WeightedOutNeighbors for CsrRebuild {
+    type WeightedOutNeighbors<'a> = <Csr as WeightedOutNeighbors>::WeightedOutNeighbors<'a>;
+
+    fn has_weights(&self) -> bool {
+        self.csr.has_weights()
+    }
+
+    fn out_neighbors_weighted(&self, v: VertexId) -> Self::WeightedOutNeighbors<'_> {
+        self.csr.out_neighbors_weighted(v)
+    }
+}
+
+impl GraphUpdate for CsrRebuild {
+    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> dyngraph_core::Result<bool> {
+        self.insert_weighted_edge(src, dst, 1.0)
+    }
+
+    fn insert_weighted_edge(
+        &mut self,
+        src: VertexId,
+        dst: VertexId,
+        weight: Weight,
+    ) -> dyngraph_core::Result<bool> {
+        dyngraph_core::check_limit(self.vertex_limit(), [src, dst])?;
+        if self.semantics == Semantics::Simple && !self.present.insert((src, dst)) {
+            return Ok(false);
+        }
+        self.vertex_count = self.vertex_count.max(src.max(dst) as usize + 1);
+        self.edges.push_back(WeightedEdge::new(src, dst, weight));
+        Ok(true)
+    }
+
+    fn delete_edge(&mut self, src: VertexId, dst: VertexId) -> dyngraph_core::Result<bool> {
+        // Windows expire the oldest edges, so the search from the front is short.
+        let Some(position) = self.edges.iter().position(|e| e.src == src && e.dst == dst) else {
+            return Ok(false);
+        };
+        self.edges.remove(position);
+        if self.semantics == Semantics::Simple {
+            self.present.remove(&(src, dst));
+        }
+        Ok(true)
+    }
+
+    fn add_vertices(&mut self, count: usize) -> dyngraph_core::Result<Range<VertexId>> {
+        let start = self.vertex_count;
+        dyngraph_core::check_limit(self.vertex_limit(), (start + count).checked_sub(1).map(|v| v as VertexId))?;
+        self.vertex_count += count;
+        Ok(start as VertexId..self.vertex_count as VertexId)
+    }
+
+    fn vertex_limit(&self) -> usize {
+        dyngraph_core::DEFAULT_VERTEX_LIMIT
+    }
+}

@@ -1,0 +1,177 @@
+//! Runs the built `dyngraph` binary: exit codes, messages, JSON fields, and
+//! that the summary's edge counts equal the input's.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dyngraph(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dyngraph")).args(args).output().expect("the binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn shared_data(name: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").join(name);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("skipping: {} not found", path.display());
+        None
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dyngraph-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Replays with `--json -` and returns the parsed report.
+fn replay_json(args: &[&str]) -> Value {
+    let mut all = vec!["replay", "--json", "-"];
+    all.extend_from_slice(args);
+    let output = dyngraph(&all);
+    assert!(output.status.success(), "dyngraph {all:?} failed: {}", stderr(&output));
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
+}
+
+fn distinct_pairs(path: &Path, undirected: bool) -> (u64, u64) {
+    let text = std::fs::read_to_string(path).expect("readable");
+    let mut arrivals = 0u64;
+    let mut pairs = std::collections::HashSet::new();
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let mut fields = line.split_whitespace();
+        let src: u32 = fields.next().and_then(|t| t.parse().ok()).expect("src");
+        let dst: u32 = fields.next().and_then(|t| t.parse().ok()).expect("dst");
+        arrivals += 1;
+        pairs.insert((src, dst));
+        if undirected && src != dst {
+            arrivals += 1;
+            pairs.insert((dst, src));
+        }
+    }
+    (arrivals, pairs.len() as u64)
+}
+
+#[test]
+fn replay_with_no_argument_replays_the_bundled_sample() {
+    let output = dyngraph(&["replay"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("CollegeMsg.txt"), "{stdout}");
+    assert!(stdout.contains("59835 edges"), "{stdout}");
+}
+
+#[test]
+fn json_report_has_the_documented_fields() {
+    let report = replay_json(&["--batch", "500", "--store", "csr-rebuild"]);
+    let input = &report["input"];
+    for field in ["path", "edges", "vertices", "order", "base_pct", "batch"] {
+        assert!(!input[field].is_null(), "input.{field} missing: {input}");
+    }
+    assert_eq!(input["edges"], 59835);
+    assert_eq!(input["vertices"], 1900);
+    let stores = report["stores"].as_array().expect("stores is a list");
+    assert_eq!(stores.len(), 1);
+    let store = &stores[0];
+    for field in ["store", "edges_inserted", "edges_deleted", "seconds", "meps", "bytes_per_edge", "kernels"] {
+        assert!(!store[field].is_null(), "stores[0].{field} missing: {store}");
+    }
+    for field in ["rebalances", "elements_moved"] {
+        assert!(store.get(field).is_some(), "stores[0].{field} absent: {store}");
+    }
+    assert!(store["latency_ms"]["p50"].is_number() && store["latency_ms"]["p99"].is_number());
+    assert_eq!(store["edges_inserted"], 59835);
+    assert_eq!(store["edges"], 59835);
+}
+
+#[test]
+fn edge_counts_equal_the_input_with_simple_undirected_and_window() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/CollegeMsg.txt");
+    let sample = sample.to_str().expect("utf-8 path");
+    let (arrivals, distinct) = distinct_pairs(Path::new(sample), false);
+    let (arrivals_both, distinct_both) = distinct_pairs(Path::new(sample), true);
+
+    let cases: [(&[&str], u64, u64); 4] = [
+        (&[], arrivals, arrivals),
+        (&["--simple"], distinct, distinct),
+        (&["--undirected"], arrivals_both, arrivals_both),
+        (&["--undirected", "--simple"], distinct_both, distinct_both),
+    ];
+    for (extra, inserted, stored) in cases {
+        let mut args = vec![sample, "--batch", "2000", "--store", "csr-rebuild"];
+        args.extend_from_slice(extra);
+        let report = replay_json(&args);
+        let store = &report["stores"][0];
+        assert_eq!(store["edges_inserted"], inserted, "{extra:?}");
+        assert_eq!(store["edges"], stored, "{extra:?}");
+        assert_eq!(store["edges_deleted"], 0, "{extra:?}");
+    }
+
+    // A window of 10,000 arrivals: what remains is exactly the newest 10,000.
+    let report = replay_json(&[sample, "--batch", "2000", "--store", "csr-rebuild", "--window", "10000edges"]);
+    let store = &report["stores"][0];
+    assert_eq!(store["edges_inserted"], arrivals);
+    assert_eq!(store["edges"], 10_000);
+    assert_eq!(store["edges_deleted"], arrivals - 10_000);
+}
+
+#[test]
+fn time_window_on_real_data_deletes_and_keeps_counts_consistent() {
+    let Some(path) = shared_data("email-Eu-core-temporal-part.txt") else { return };
+    let path = path.to_str().expect("utf-8 path");
+    let report = replay_json(&[path, "--batch", "5000", "--store", "csr-rebuild", "--window", "86400", "--order", "time"]);
+    let store = &report["stores"][0];
+    let inserted = store["edges_inserted"].as_u64().expect("number");
+    let deleted = store["edges_deleted"].as_u64().expect("number");
+    assert_eq!(inserted, 83_083);
+    assert!(deleted > 0, "a one-day window over the stream deletes edges");
+    assert_eq!(store["edges"].as_u64(), Some(inserted - deleted));
+}
+
+#[test]
+fn csv_and_plot_are_written() {
+    let dir = temp_dir("outputs");
+    let (csv, svg) = (dir.join("r.csv"), dir.join("r.svg"));
+    let output = dyngraph(&[
+        "replay", "--batch", "5000", "--store", "csr-rebuild",
+        "--csv", csv.to_str().unwrap(), "--plot", svg.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = std::fs::read_to_string(&csv).expect("csv written");
+    assert!(text.starts_with("kind,store,batch,"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("summary,csr-rebuild,")));
+    assert!(std::fs::read_to_string(&svg).expect("svg written").contains("<svg"));
+}
+
+#[test]
+fn errors_exit_2_with_one_clear_message() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["replay", "/no/such/file.txt"], "/no/such/file.txt"),
+        (&["replay", "--store", "btree"], "btree"),
+        (&["replay", "--base", "150"], "between 0 and 100"),
+        (&["replay", "--window", "soon"], "not a window"),
+        (&["replay", "--batch", "0"], "positive"),
+    ];
+    for (args, needle) in cases {
+        let output = dyngraph(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        let message = stderr(&output);
+        assert!(message.contains(needle), "{args:?}: {message}");
+        assert!(!message.contains("panicked"), "{args:?}: {message}");
+    }
+}
+
+#[test]
+fn malformed_input_names_file_line_and_column() {
+    let dir = temp_dir("bad");
+    let path = dir.join("bad.txt");
+    std::fs::write(&path, "1 2 100\n3 x 200\n").expect("write");
+    let output = dyngraph(&["replay", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("bad.txt:2:3"), "{message}");
+}
