@@ -1,0 +1,246 @@
+//! Running and verifying any kernel by name, for the CLI and benchmarks.
+
+use crate::{
+    BcOptions, BcResult, BfsOptions, BfsResult, ComponentsAlgorithm, ComponentsOptions,
+    ComponentsResult, PageRankOptions, PageRankResult, ReverseWalkOptions, ReverseWalkResult,
+    SsspOptions, SsspResult, TriangleResult, VerifyError,
+};
+use dyngraph_core::{Error, InNeighbors, OutNeighbors, Result, WeightedOutNeighbors};
+use std::fmt;
+use std::str::FromStr;
+
+/// Every kernel, by its GAPBS short name (`bfs`, `pr`, `sssp`, `cc`,
+/// `cc_sv`, `bc`, `tc`) plus `rw` for reverse walks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelName {
+    /// Direction-optimizing BFS.
+    Bfs,
+    /// PageRank.
+    PageRank,
+    /// Delta-stepping SSSP.
+    Sssp,
+    /// Afforest connected components.
+    Afforest,
+    /// Shiloach-Vishkin connected components.
+    ShiloachVishkin,
+    /// Brandes betweenness centrality.
+    Bc,
+    /// Ordered triangle counting.
+    Triangles,
+    /// k-step reverse walks.
+    ReverseWalks,
+}
+
+impl KernelName {
+    /// All kernels, in the order GAPBS lists them (reverse walks last).
+    pub const ALL: [KernelName; 8] = [
+        KernelName::Bfs,
+        KernelName::Sssp,
+        KernelName::PageRank,
+        KernelName::Afforest,
+        KernelName::ShiloachVishkin,
+        KernelName::Bc,
+        KernelName::Triangles,
+        KernelName::ReverseWalks,
+    ];
+
+    /// The short name, as accepted by [`str::parse`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KernelName::Bfs => "bfs",
+            KernelName::PageRank => "pr",
+            KernelName::Sssp => "sssp",
+            KernelName::Afforest => "cc",
+            KernelName::ShiloachVishkin => "cc_sv",
+            KernelName::Bc => "bc",
+            KernelName::Triangles => "tc",
+            KernelName::ReverseWalks => "rw",
+        }
+    }
+
+    /// The kernel with its default options (BFS and SSSP from vertex 0).
+    pub fn default_options(self) -> KernelOptions {
+        match self {
+            KernelName::Bfs => KernelOptions::Bfs(BfsOptions::default()),
+            KernelName::PageRank => KernelOptions::PageRank(PageRankOptions::default()),
+            KernelName::Sssp => KernelOptions::Sssp(SsspOptions::default()),
+            KernelName::Afforest => KernelOptions::Components(ComponentsOptions::default()),
+            KernelName::ShiloachVishkin => KernelOptions::Components(
+                ComponentsOptions::with_algorithm(ComponentsAlgorithm::ShiloachVishkin),
+            ),
+            KernelName::Bc => KernelOptions::Bc(BcOptions::default()),
+            KernelName::Triangles => KernelOptions::Triangles,
+            KernelName::ReverseWalks => KernelOptions::ReverseWalks(ReverseWalkOptions::default()),
+        }
+    }
+}
+
+impl fmt::Display for KernelName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for KernelName {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Self> {
+        KernelName::ALL
+            .into_iter()
+            .find(|k| k.as_str() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = KernelName::ALL.iter().map(|k| k.as_str()).collect();
+                Error::InvalidArgument(format!(
+                    "unknown kernel {name:?} (known: {})",
+                    known.join(", ")
+                ))
+            })
+    }
+}
+
+/// A kernel and its options.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelOptions {
+    /// [`crate::bfs`].
+    Bfs(BfsOptions),
+    /// [`crate::pagerank`].
+    PageRank(PageRankOptions),
+    /// [`crate::sssp`].
+    Sssp(SsspOptions),
+    /// [`crate::connected_components`].
+    Components(ComponentsOptions),
+    /// [`crate::betweenness_centrality`].
+    Bc(BcOptions),
+    /// [`crate::triangle_count`] (no options).
+    Triangles,
+    /// [`crate::reverse_walks`].
+    ReverseWalks(ReverseWalkOptions),
+}
+
+/// What a kernel returned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelOutput {
+    /// BFS tree.
+    Bfs(BfsResult),
+    /// PageRank scores.
+    PageRank(PageRankResult),
+    /// Distances.
+    Sssp(SsspResult),
+    /// Component labels.
+    Components(ComponentsResult),
+    /// Betweenness scores.
+    Bc(BcResult),
+    /// Triangle count.
+    Triangles(TriangleResult),
+    /// Walk counts.
+    ReverseWalks(ReverseWalkResult),
+}
+
+impl KernelOutput {
+    /// One line describing the result, for logs and the CLI.
+    pub fn summary(&self) -> String {
+        match self {
+            KernelOutput::Bfs(r) => format!(
+                "bfs from {}: {} vertices reached ({:?}, {} top-down and {} bottom-up steps)",
+                r.source,
+                r.reached(),
+                r.strategy,
+                r.top_down_steps,
+                r.bottom_up_steps
+            ),
+            KernelOutput::PageRank(r) => format!(
+                "pr: {} iterations ({:?}), last L1 change {:.3e}, score sum {:.6}",
+                r.iterations,
+                r.method,
+                r.last_change,
+                r.scores.iter().map(|&s| f64::from(s)).sum::<f64>()
+            ),
+            KernelOutput::Sssp(r) => format!(
+                "sssp from {}: {} vertices reached in {} rounds",
+                r.source,
+                r.reached(),
+                r.rounds
+            ),
+            KernelOutput::Components(r) => format!(
+                "{:?}: {} components, the largest has {} vertices",
+                r.algorithm,
+                r.component_count(),
+                r.largest_component_size()
+            ),
+            KernelOutput::Bc(r) => format!(
+                "bc from {} sources{}",
+                r.sources.len(),
+                if r.normalized {
+                    " (normalised by the maximum)"
+                } else {
+                    ""
+                }
+            ),
+            KernelOutput::Triangles(r) => format!(
+                "tc: {} triangles over {} undirected edges{}",
+                r.triangles,
+                r.undirected_edges,
+                if r.symmetrized {
+                    " (directed input symmetrized)"
+                } else {
+                    ""
+                }
+            ),
+            KernelOutput::ReverseWalks(r) => format!(
+                "rw: {}-step reverse walks, total {:.6e}",
+                r.steps,
+                r.visits.iter().sum::<f64>()
+            ),
+        }
+    }
+}
+
+/// Runs the kernel `options` names on `graph`, in the caller's rayon pool.
+///
+/// ```
+/// use dyngraph_core::{Csr, CsrOptions, Edge};
+/// use dyngraph_kernels::{KernelName, run, verify};
+///
+/// let edges = [Edge::new(0, 1), Edge::new(1, 2), Edge::new(2, 0)];
+/// let graph = Csr::from_edges(&edges, CsrOptions::default().transpose(true))?;
+/// for name in KernelName::ALL {
+///     let output = run(&graph, &name.default_options())?;
+///     verify(&graph, &output).unwrap();
+///     println!("{}", output.summary());
+/// }
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
+pub fn run<G>(graph: &G, options: &KernelOptions) -> Result<KernelOutput>
+where
+    G: OutNeighbors + InNeighbors + WeightedOutNeighbors + Sync,
+{
+    Ok(match options {
+        KernelOptions::Bfs(o) => KernelOutput::Bfs(crate::bfs(graph, o)?),
+        KernelOptions::PageRank(o) => KernelOutput::PageRank(crate::pagerank(graph, o)?),
+        KernelOptions::Sssp(o) => KernelOutput::Sssp(crate::sssp(graph, o)?),
+        KernelOptions::Components(o) => {
+            KernelOutput::Components(crate::connected_components(graph, o))
+        }
+        KernelOptions::Bc(o) => KernelOutput::Bc(crate::betweenness_centrality(graph, o)?),
+        KernelOptions::Triangles => KernelOutput::Triangles(crate::triangle_count(graph)),
+        KernelOptions::ReverseWalks(o) => {
+            KernelOutput::ReverseWalks(crate::reverse_walks(graph, o))
+        }
+    })
+}
+
+/// Checks any kernel's output with its serial verifier.
+pub fn verify<G>(graph: &G, output: &KernelOutput) -> Result<(), VerifyError>
+where
+    G: OutNeighbors + WeightedOutNeighbors,
+{
+    match output {
+        KernelOutput::Bfs(r) => crate::verify_bfs(graph, r),
+        KernelOutput::PageRank(r) => crate::verify_pagerank(graph, r),
+        KernelOutput::Sssp(r) => crate::verify_sssp(graph, r),
+        KernelOutput::Components(r) => crate::verify_components(graph, r),
+        KernelOutput::Bc(r) => crate::verify_bc(graph, r),
+        KernelOutput::Triangles(r) => crate::verify_triangles(graph, r),
+        KernelOutput::ReverseWalks(r) => crate::verify_reverse_walks(graph, r),
+    }
+}
