@@ -6,6 +6,7 @@
 //! on stderr saying what went wrong and where.
 
 mod input;
+mod kernels;
 mod replay;
 mod report;
 mod stores;
@@ -15,12 +16,13 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use dyngraph_core::Semantics;
 use indicatif::{ProgressBar, ProgressStyle};
-use replay::{BatchObserver, ReplayConfig, Window};
+use kernels::{KernelArg, KernelCheckpoints};
+use replay::{ReplayConfig, Window};
 use report::{InputSummary, Report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use stores::{CsrRebuild, ReplayStore, StoreKind};
+use stores::{CsrRebuild, StoreKind};
 use stream::Order;
 
 /// The sample replayed when no file is given: SNAP CollegeMsg, bundled in
@@ -98,6 +100,19 @@ struct ReplayArgs {
     #[arg(long)]
     simple: bool,
 
+    /// Kernels to run on a snapshot every `--every` batches and at the end,
+    /// each also timed on a `Csr` of the same edges.
+    #[arg(long = "kernel", value_enum, value_delimiter = ',')]
+    kernels: Vec<KernelArg>,
+
+    /// Run the kernels every this many batches (default: only at the end).
+    #[arg(long, value_parser = parse_positive)]
+    every: Option<usize>,
+
+    /// Check every kernel result with its verifier; exit 1 if one is wrong.
+    #[arg(long)]
+    verify: bool,
+
     /// Worker threads (rayon pool).
     #[arg(long, value_parser = parse_positive)]
     threads: Option<usize>,
@@ -150,14 +165,6 @@ fn install_threads(threads: Option<usize>) -> Result<usize> {
     Ok(rayon::current_num_threads())
 }
 
-struct NoKernels;
-
-impl<S: ReplayStore> BatchObserver<S> for NoKernels {
-    fn after_batch(&mut self, _: &S, _: usize, _: bool) -> Result<()> {
-        Ok(())
-    }
-}
-
 fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     let threads = install_threads(args.threads)?;
     if let Err(error) = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed)) {
@@ -188,6 +195,7 @@ fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     let config = ReplayConfig { base_pct: args.base, batch: args.batch, window: args.window, semantics };
 
     let mut summaries = Vec::new();
+    let mut verification_failed = false;
     let mut unique = Vec::new();
     for kind in &args.stores {
         if !unique.contains(kind) {
@@ -206,13 +214,21 @@ fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
         );
         progress.set_prefix(kind.name());
         let weighted = stream.weights.is_some();
-        let summary = match kind {
+        let source = stream.src.first().copied().unwrap_or(0);
+        let mut checkpoints = KernelCheckpoints::new(args.kernels.clone(), args.every, args.verify, source);
+        let mut summary = match kind {
             StoreKind::CsrRebuild => {
                 let store = CsrRebuild::new(semantics, weighted);
-                replay::replay(store, kind.name(), &stream, &config, &STOP, &progress, &mut NoKernels)?.0
+                replay::replay(store, kind.name(), &stream, &config, &STOP, &progress, &mut checkpoints)?.0
             }
         };
         progress.finish_and_clear();
+        summary.kernels = std::mem::take(&mut checkpoints.latest);
+        summary.kernel_timeline = std::mem::take(&mut checkpoints.timeline);
+        for failure in &checkpoints.failures {
+            eprintln!("verification failed on {}: {failure}", kind.name());
+        }
+        verification_failed |= !checkpoints.failures.is_empty();
         summaries.push(summary);
     }
 
@@ -248,5 +264,5 @@ fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     if let Some(path) = &args.plot {
         report::write_plot(&report, path)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if verification_failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

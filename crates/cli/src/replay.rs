@@ -103,6 +103,8 @@ pub(crate) struct StoreSummary {
     pub(crate) rebalances: Option<u64>,
     pub(crate) elements_moved: Option<u64>,
     pub(crate) kernels: BTreeMap<String, KernelSummary>,
+    /// Every kernel checkpoint of the replay.
+    pub(crate) kernel_timeline: Vec<crate::kernels::KernelPoint>,
     pub(crate) interrupted: bool,
     /// Every timed batch, in order.
     #[serde(rename = "batches")]
@@ -271,6 +273,7 @@ pub(crate) fn replay<S: ReplayStore>(
         rebalances: maintenance.map(|m| m.rebalances),
         elements_moved: maintenance.map(|m| m.elements_moved),
         kernels: BTreeMap::new(),
+        kernel_timeline: Vec::new(),
         interrupted,
         records,
     };

@@ -46,6 +46,14 @@ pub(crate) struct Maintenance {
 pub(crate) trait ReplayStore:
     GraphUpdate + OutNeighbors + InNeighbors + WeightedOutNeighbors + Sync
 {
+    /// A read view kernels run on: the store's snapshot where it has one.
+    type Snapshot<'a>: OutNeighbors + InNeighbors + WeightedOutNeighbors + Sync
+    where
+        Self: 'a;
+
+    /// Takes the view.
+    fn snapshot(&self) -> Self::Snapshot<'_>;
+
     /// Loads the base graph into an empty store.
     fn load_base(&mut self, base: &[WeightedEdge]) -> Result<BaseLoad> {
         self.insert_weighted_edges(base)?;
@@ -111,6 +119,12 @@ impl CsrRebuild {
 }
 
 impl ReplayStore for CsrRebuild {
+    type Snapshot<'a> = dyngraph_core::CsrView<'a>;
+
+    fn snapshot(&self) -> Self::Snapshot<'_> {
+        self.csr.view()
+    }
+
     fn load_base(&mut self, base: &[WeightedEdge]) -> Result<BaseLoad> {
         self.insert_weighted_edges(base)?;
         self.rebuild()?;
