@@ -1,0 +1,467 @@
+//! The top-level readers: file or bytes in, [`EdgeStream`] or [`Csr`] out.
+
+use crate::format::{Format, ThirdColumn, is_gzip};
+use crate::mtx::{MtxField, parse_header};
+use crate::parse::{
+    Buffer, Syntax, Third, end_position, first_error, is_skippable, nth_data_line, split_line,
+};
+use crate::stream::{EdgeStream, EdgeValues};
+use dyngraph_core::{
+    Csr, CsrOptions, DEFAULT_VERTEX_LIMIT, EdgeChunk, Error, Location, ParseErrorKind, Result,
+};
+use rayon::prelude::*;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Default [`LoadOptions::block_size`]: 1 MiB, large enough that per-block
+/// overhead vanishes and small enough to balance two to hundreds of threads
+/// on files of a few hundred megabytes.
+pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
+
+/// How to read a text graph. `LoadOptions::default()` detects the format,
+/// keeps every edge, and uses rayon's global pool.
+///
+/// ```
+/// use dyngraph_loader::{Format, LoadOptions, ThirdColumn};
+/// let options = LoadOptions::default()
+///     .format(Format::Snap)
+///     .third_column(ThirdColumn::Ignore)
+///     .drop_self_loops(true)
+///     .threads(2);
+/// assert_eq!(options.threads, Some(2));
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct LoadOptions {
+    /// The format; `None` detects it ([`Format::detect`]: the Matrix Market
+    /// banner, else the extension, else SNAP).
+    pub format: Option<Format>,
+    /// How to read a third column; `None` follows the format (see
+    /// [`Format`]). Setting it on [`Format::Snap`] or [`Format::EdgeList`]
+    /// makes the third column required. Ignored for a Matrix Market
+    /// `pattern` file, which has none.
+    pub third_column: Option<ThirdColumn>,
+    /// Drop `v -> v` edges. The vertex count still covers their ids.
+    pub drop_self_loops: bool,
+    /// Keep only the first arrival of every `(src, dst)` pair, with its
+    /// value. A stream keeps file order; a [`Csr`] gets sorted neighbour
+    /// lists and [`dyngraph_core::Semantics::Simple`].
+    pub dedupe: bool,
+    /// Emit `dst -> src` right after every `src -> dst` (a self-loop once).
+    /// A symmetric Matrix Market file is always expanded this way.
+    pub symmetrize: bool,
+    /// Threads to parse and build with; `None` uses rayon's global pool.
+    pub threads: Option<usize>,
+    /// Target block size in bytes; blocks are extended to the next line
+    /// start. Small values only matter for testing.
+    pub block_size: usize,
+    /// Refuse (with the offending line and column) any id at or past this,
+    /// and a Matrix Market size line declaring more, instead of allocating
+    /// for it. Default [`DEFAULT_VERTEX_LIMIT`].
+    pub max_vertices: usize,
+    /// [`load_csr`] only: also build the in-edges.
+    pub transpose: bool,
+    /// [`load_csr`] only: sort each neighbour list (stable).
+    pub sort: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self {
+            format: None,
+            third_column: None,
+            drop_self_loops: false,
+            dedupe: false,
+            symmetrize: false,
+            threads: None,
+            block_size: DEFAULT_BLOCK_SIZE,
+            max_vertices: DEFAULT_VERTEX_LIMIT,
+            transpose: false,
+            sort: false,
+        }
+    }
+}
+
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty => $value:expr;)*) => {
+        impl LoadOptions {
+            $(
+                $(#[$doc])*
+                pub fn $name(mut self, $name: $ty) -> Self {
+                    self.$name = $value;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+setters! {
+    /// Sets [`LoadOptions::format`].
+    format: Format => Some(format);
+    /// Sets [`LoadOptions::third_column`].
+    third_column: ThirdColumn => Some(third_column);
+    /// Sets [`LoadOptions::drop_self_loops`].
+    drop_self_loops: bool => drop_self_loops;
+    /// Sets [`LoadOptions::dedupe`].
+    dedupe: bool => dedupe;
+    /// Sets [`LoadOptions::symmetrize`].
+    symmetrize: bool => symmetrize;
+    /// Sets [`LoadOptions::threads`].
+    threads: usize => Some(threads);
+    /// Sets [`LoadOptions::block_size`].
+    block_size: usize => block_size;
+    /// Sets [`LoadOptions::max_vertices`].
+    max_vertices: usize => max_vertices;
+    /// Sets [`LoadOptions::transpose`].
+    transpose: bool => transpose;
+    /// Sets [`LoadOptions::sort`].
+    sort: bool => sort;
+}
+
+/// Reads a text graph into an [`EdgeStream`] in file order.
+///
+/// The file is memory-mapped (gzip input is decompressed into memory first)
+/// and parsed in parallel blocks; see the crate docs for the accepted
+/// syntax. The map lives only for the duration of the call, but the file
+/// must not be modified or truncated by anyone while the call runs (the
+/// usual condition of every memory-mapped reader: a shrinking file can
+/// crash the process with `SIGBUS`).
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be read; [`Error::Parse`] with file,
+/// line and byte column for malformed text; [`Error::VertexLimit`] past
+/// [`LoadOptions::max_vertices`].
+pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result<EdgeStream> {
+    let path = path.as_ref();
+    let input = Input::open(path)?;
+    with_pool(options, || {
+        let bytes = input.text(Some(path))?;
+        stream_from_bytes(&bytes, Some(path), options)
+    })
+}
+
+/// Reads a text graph straight into a [`Csr`]: per-thread buffers, then
+/// per-partition degree counts, a prefix sum and a scatter
+/// ([`Csr::from_chunks`]); no global edge list is assembled. Within each
+/// vertex, edges keep file order unless [`LoadOptions::sort`] or
+/// [`LoadOptions::dedupe`] is set. Weights are kept; timestamps are not
+/// CSR data and are dropped.
+///
+/// # Errors
+/// As [`load_edge_stream`].
+pub fn load_csr(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Csr> {
+    let path = path.as_ref();
+    let input = Input::open(path)?;
+    with_pool(options, || {
+        let bytes = input.text(Some(path))?;
+        csr_from_bytes(&bytes, Some(path), options)
+    })
+}
+
+/// [`load_edge_stream`] on bytes in memory (gzip or text). Error locations
+/// carry no path.
+///
+/// ```
+/// use dyngraph_loader::{LoadOptions, parse_edge_stream};
+/// let stream = parse_edge_stream(b"# two edges\n0 1 100\n1 2 105\n", &LoadOptions::default())?;
+/// assert_eq!(stream.src(), [0, 1]);
+/// assert_eq!(stream.timestamps(), Some(&[100, 105][..]));
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
+pub fn parse_edge_stream(bytes: &[u8], options: &LoadOptions) -> Result<EdgeStream> {
+    with_pool(options, || {
+        let text = decompressed(bytes, None)?;
+        stream_from_bytes(&text, None, options)
+    })
+}
+
+/// [`load_csr`] on bytes in memory (gzip or text).
+///
+/// ```
+/// use dyngraph_loader::{LoadOptions, parse_csr};
+/// let mtx = b"%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n";
+/// let csr = parse_csr(mtx, &LoadOptions::default())?;
+/// assert_eq!(csr.offsets(), [0, 1, 2, 3]);
+/// assert_eq!(csr.targets(), [1, 0, 2]);
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
+pub fn parse_csr(bytes: &[u8], options: &LoadOptions) -> Result<Csr> {
+    with_pool(options, || {
+        let text = decompressed(bytes, None)?;
+        csr_from_bytes(&text, None, options)
+    })
+}
+
+fn with_pool<T: Send>(options: &LoadOptions, work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    match options.threads {
+        None => work(),
+        Some(threads) => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| Error::InvalidArgument(format!("cannot start {threads} threads: {e}")))?
+            .install(work),
+    }
+}
+
+/// An opened input: a read-only map of the file.
+struct Input {
+    map: Option<memmap2::Mmap>,
+}
+
+impl Input {
+    fn open(path: &Path) -> Result<Input> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let length = file.metadata().map_err(io)?.len();
+        if length == 0 {
+            return Ok(Input { map: None });
+        }
+        // SAFETY: the map is read-only, private to this call and dropped
+        // before `load_edge_stream`/`load_csr` return, and no reference into
+        // it escapes (every output is copied into owned vectors). Its
+        // soundness rests on the file not being modified or truncated while
+        // the call runs, the condition those functions' docs state for their
+        // callers.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        // Advice is a hint; a kernel that ignores it changes nothing.
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Ok(Input { map: Some(map) })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    fn text(&self, path: Option<&Path>) -> Result<std::borrow::Cow<'_, [u8]>> {
+        decompressed(self.bytes(), path)
+    }
+}
+
+/// `bytes` themselves, or their gzip decompression (all members, as SNAP's
+/// `.txt.gz` files may hold several).
+fn decompressed<'a>(bytes: &'a [u8], path: Option<&Path>) -> Result<std::borrow::Cow<'a, [u8]>> {
+    if !is_gzip(bytes) {
+        return Ok(std::borrow::Cow::Borrowed(bytes));
+    }
+    let mut text = Vec::with_capacity(bytes.len() * 4);
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut text)
+        .map_err(|source| Error::Io {
+            path: path.map_or_else(|| PathBuf::from("<input>"), Path::to_path_buf),
+            source,
+        })?;
+    Ok(std::borrow::Cow::Owned(text))
+}
+
+/// What a parse produced, before it becomes a stream or a CSR.
+struct Parsed {
+    buffers: Vec<Buffer>,
+    vertex_count: usize,
+    third: Third,
+}
+
+fn parse_error(path: Option<&Path>, line: u64, column: u64, kind: ParseErrorKind) -> Error {
+    Error::Parse {
+        location: Location::new(path.map(Path::to_path_buf), line, column),
+        kind,
+    }
+}
+
+fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<Parsed> {
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Err(parse_error(path, 1, 1, ParseErrorKind::EmptyInput));
+    }
+    let format = options.format.unwrap_or_else(|| Format::detect(path, text));
+    let mut syntax = Syntax {
+        one_based: false,
+        bounds: None,
+        third: Third::Absent,
+        expand_reverse: options.symmetrize,
+        drop_self_loops: options.drop_self_loops,
+        max_vertices: options.max_vertices,
+    };
+    let requested = options.third_column.map(|third| match third {
+        ThirdColumn::Weight => Third::Weight,
+        ThirdColumn::Timestamp => Third::Timestamp,
+        ThirdColumn::Ignore => Third::Ignore,
+    });
+    let (data_offset, first_line, header) = match format {
+        Format::MatrixMarket => {
+            let header = parse_header(text, options.max_vertices)
+                .map_err(|(line, column, kind)| parse_error(path, line, column, kind))?;
+            syntax.one_based = true;
+            syntax.bounds = Some((header.rows, header.cols));
+            syntax.expand_reverse |= header.symmetric;
+            syntax.third = match header.field {
+                MtxField::Pattern => Third::Absent,
+                MtxField::Integer | MtxField::Real => requested.unwrap_or(Third::Weight),
+            };
+            (header.data_offset, header.data_first_line, Some(header))
+        }
+        Format::WeightedEdgeList => {
+            syntax.third = requested.unwrap_or(Third::Weight);
+            (0, 1, None)
+        }
+        Format::EdgeList => {
+            syntax.third = requested.unwrap_or(Third::Absent);
+            (0, 1, None)
+        }
+        Format::Snap => {
+            syntax.third = requested.unwrap_or_else(|| {
+                // The first data line fixes the column count: a third
+                // column is a timestamp, as in SNAP's temporal graphs.
+                if first_data_line_fields(text) >= 3 {
+                    Third::Timestamp
+                } else {
+                    Third::Absent
+                }
+            });
+            (0, 1, None)
+        }
+    };
+
+    let data = &text[data_offset..];
+    let buffers = syntax.parse_parallel(data, options.block_size);
+    if let Some((line, column, kind)) = first_error(&buffers, first_line) {
+        return Err(parse_error(path, line, column, kind));
+    }
+    let max_id = buffers.iter().filter_map(|b| b.max_id).max();
+    let mut vertex_count = max_id.map_or(0, |id| id as usize + 1);
+    if let Some(header) = header {
+        let found: u64 = buffers.iter().map(|b| b.entries).sum();
+        if found != header.entries {
+            let (line, column) = if found > header.entries {
+                let line = nth_data_line(data, first_line, header.entries);
+                (line.unwrap_or(first_line), 1)
+            } else {
+                end_position(data, first_line)
+            };
+            return Err(parse_error(
+                path,
+                line,
+                column,
+                ParseErrorKind::EntryCountMismatch {
+                    declared: header.entries,
+                    found,
+                },
+            ));
+        }
+        // Ids were checked against the size line, which was checked
+        // against the limit, so this cannot exceed it.
+        vertex_count = header.rows.max(header.cols) as usize;
+    }
+    Ok(Parsed {
+        buffers,
+        vertex_count,
+        third: syntax.third,
+    })
+}
+
+/// Fields on the first line that is neither blank nor a comment.
+fn first_data_line_fields(text: &[u8]) -> usize {
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (line, tail, _) = split_line(rest);
+        if !is_skippable(line) {
+            return line
+                .split(|&b| b == b' ' || b == b'\t')
+                .filter(|field| !field.is_empty())
+                .count();
+        }
+        rest = tail;
+    }
+    0
+}
+
+fn stream_from_bytes(
+    text: &[u8],
+    path: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<EdgeStream> {
+    let Parsed {
+        mut buffers,
+        vertex_count,
+        third,
+    } = parse(text, path, options)?;
+    let src = concat(
+        buffers
+            .iter_mut()
+            .map(|b| std::mem::take(&mut b.src))
+            .collect(),
+    );
+    let dst = concat(
+        buffers
+            .iter_mut()
+            .map(|b| std::mem::take(&mut b.dst))
+            .collect(),
+    );
+    let values = match third {
+        Third::Weight => EdgeValues::Weights(concat(
+            buffers
+                .iter_mut()
+                .map(|b| std::mem::take(&mut b.weights))
+                .collect(),
+        )),
+        Third::Timestamp => EdgeValues::Timestamps(concat(
+            buffers
+                .iter_mut()
+                .map(|b| std::mem::take(&mut b.timestamps))
+                .collect(),
+        )),
+        Third::Absent | Third::Ignore => EdgeValues::None,
+    };
+    let stream = EdgeStream::from_parts_unchecked(src, dst, values, vertex_count);
+    Ok(if options.dedupe {
+        stream.dedup_pairs()
+    } else {
+        stream
+    })
+}
+
+fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<Csr> {
+    let parsed = parse(text, path, options)?;
+    let chunks: Vec<EdgeChunk<'_>> = parsed
+        .buffers
+        .iter()
+        .map(|b| EdgeChunk {
+            src: &b.src,
+            dst: &b.dst,
+            weights: (parsed.third == Third::Weight).then_some(&b.weights[..]),
+        })
+        .collect();
+    let csr_options = CsrOptions {
+        vertex_count: Some(parsed.vertex_count),
+        vertex_limit: options.max_vertices,
+        transpose: options.transpose,
+        sort: options.sort,
+        dedupe: options.dedupe,
+    };
+    Csr::from_chunks(&chunks, csr_options)
+}
+
+/// Concatenates per-thread vectors in order, copying in parallel (and not
+/// at all when there is only one).
+fn concat<T: Copy + Default + Send + Sync>(mut parts: Vec<Vec<T>>) -> Vec<T> {
+    parts.retain(|p| !p.is_empty());
+    if parts.len() <= 1 {
+        return parts.pop().unwrap_or_default();
+    }
+    let total = parts.iter().map(Vec::len).sum();
+    let mut out = vec![T::default(); total];
+    let mut pieces = Vec::with_capacity(parts.len());
+    let mut rest = &mut out[..];
+    for part in &parts {
+        let (head, tail) = rest.split_at_mut(part.len());
+        pieces.push(head);
+        rest = tail;
+    }
+    pieces
+        .into_par_iter()
+        .zip(parts.par_iter())
+        .for_each(|(piece, part)| piece.copy_from_slice(part));
+    out
+}
