@@ -5,25 +5,22 @@
 //! any error (bad arguments, unreadable or malformed input), with one line
 //! on stderr saying what went wrong and where.
 
+mod convert_cmd;
+mod gen_cmd;
 mod input;
 mod kernels;
+mod load_cmd;
 mod replay;
+mod replay_cmd;
 mod report;
+mod run_cmd;
 mod stores;
 mod stream;
 
-use anyhow::{Context, Result, bail};
-use clap::{Args, Parser, Subcommand};
-use dyngraph_core::Semantics;
-use indicatif::{ProgressBar, ProgressStyle};
-use kernels::{KernelArg, KernelCheckpoints};
-use replay::{ReplayConfig, Window};
-use report::{InputSummary, Report};
-use std::path::PathBuf;
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use stores::{CsrRebuild, StoreKind};
-use stream::Order;
+use std::sync::atomic::AtomicBool;
 
 /// The sample replayed when no file is given: SNAP CollegeMsg, bundled in
 /// the repository's `data/` directory.
@@ -33,7 +30,11 @@ const BUNDLED_SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/Co
 static STOP: AtomicBool = AtomicBool::new(false);
 
 #[derive(Parser, Debug)]
-#[command(name = "dyngraph", version, about = "Replay temporal graphs into dynamic graph stores and compare them")]
+#[command(
+    name = "dyngraph",
+    version,
+    about = "Replay temporal graphs into dynamic graph stores and compare what each costs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -43,7 +44,15 @@ struct Cli {
 enum Command {
     /// Stream a temporal graph into one or several stores, analyse it as it
     /// evolves, and print what each store cost.
-    Replay(ReplayArgs),
+    Replay(replay_cmd::ReplayArgs),
+    /// Generate a Kronecker or uniform random graph into a text file.
+    Gen(gen_cmd::GenArgs),
+    /// Parse a graph file, build a Csr, and report sizes and times.
+    Load(load_cmd::LoadArgs),
+    /// Run one kernel on a graph file, GAPBS style: trials and average.
+    Run(run_cmd::RunArgs),
+    /// Convert between the text formats (by extension).
+    Convert(convert_cmd::ConvertArgs),
 }
 
 fn parse_percent(text: &str) -> Result<f64, String> {
@@ -61,100 +70,7 @@ fn parse_positive(text: &str) -> Result<usize, String> {
     }
 }
 
-#[derive(Args, Debug)]
-struct ReplayArgs {
-    /// Input: SNAP temporal `.txt`, `.el`, `.wel`, Matrix Market `.mtx`, or
-    /// `.gz` of these. Default: the bundled CollegeMsg sample.
-    file: Option<PathBuf>,
-
-    /// Stores to replay into, one after another over the same stream.
-    #[arg(long = "store", value_delimiter = ',', default_value = "csr-rebuild")]
-    stores: Vec<StoreKind>,
-
-    /// Percentage of the stream loaded as the base graph before timing.
-    #[arg(long, default_value = "10", value_parser = parse_percent)]
-    base: f64,
-
-    /// Edges per update batch (1 = edge at a time).
-    #[arg(long, default_value = "1", value_parser = parse_positive)]
-    batch: usize,
-
-    /// Arrival order.
-    #[arg(long, value_enum, default_value = "file")]
-    order: Order,
-
-    /// Seed for `--order shuffle`.
-    #[arg(long, default_value = "1")]
-    seed: u64,
-
-    /// Sliding window: delete edges older than this many timestamp units
-    /// (`86400`) or beyond this many newest arrivals (`5000edges`).
-    #[arg(long)]
-    window: Option<Window>,
-
-    /// Insert every edge in both directions.
-    #[arg(long)]
-    undirected: bool,
-
-    /// Set semantics: repeated edges are ignored (default: multigraph).
-    #[arg(long)]
-    simple: bool,
-
-    /// Kernels to run on a snapshot every `--every` batches and at the end,
-    /// each also timed on a `Csr` of the same edges.
-    #[arg(long = "kernel", value_enum, value_delimiter = ',')]
-    kernels: Vec<KernelArg>,
-
-    /// Run the kernels every this many batches (default: only at the end).
-    #[arg(long, value_parser = parse_positive)]
-    every: Option<usize>,
-
-    /// Check every kernel result with its verifier; exit 1 if one is wrong.
-    #[arg(long)]
-    verify: bool,
-
-    /// Worker threads (rayon pool).
-    #[arg(long, value_parser = parse_positive)]
-    threads: Option<usize>,
-
-    /// Write the summary and per-batch records as JSON (`-` for stdout).
-    #[arg(long)]
-    json: Option<PathBuf>,
-
-    /// Write per-batch records and the summary as CSV.
-    #[arg(long)]
-    csv: Option<PathBuf>,
-
-    /// Draw throughput over the replay, per store, as SVG.
-    #[arg(long)]
-    plot: Option<PathBuf>,
-}
-
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(error) => {
-            // Help and version are not errors; everything else exits 2.
-            let code = if error.use_stderr() { 2 } else { 0 };
-            let _ = error.print();
-            return ExitCode::from(code);
-        }
-    };
-    match run(cli) {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-fn run(cli: Cli) -> Result<ExitCode> {
-    match cli.command {
-        Command::Replay(args) => replay_command(args),
-    }
-}
-
+/// Sizes rayon's global pool; returns the thread count in use.
 fn install_threads(threads: Option<usize>) -> Result<usize> {
     if let Some(threads) = threads {
         rayon::ThreadPoolBuilder::new()
@@ -165,104 +81,28 @@ fn install_threads(threads: Option<usize>) -> Result<usize> {
     Ok(rayon::current_num_threads())
 }
 
-fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
-    let threads = install_threads(args.threads)?;
-    if let Err(error) = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed)) {
-        eprintln!("warning: Ctrl-C will not stop the replay cleanly: {error}");
-    }
-    let path = args.file.clone().unwrap_or_else(|| PathBuf::from(BUNDLED_SAMPLE));
-    if args.file.is_none() && !path.exists() {
-        bail!(
-            "no FILE given and the bundled sample is not at {}: pass a file, e.g. `dyngraph replay CollegeMsg.txt`",
-            path.display()
-        );
-    }
-    let mut stream = input::read_stream(&path)?;
-    stream.reorder(args.order, args.seed)?;
-    if args.undirected {
-        stream = stream.symmetrized();
-    }
-    if let Some(Window::Time(_)) = args.window
-        && stream.timestamps.is_none()
-    {
-        bail!(
-            "--window {} is in timestamp units but {} has no timestamp column: use an edge count such as --window 5000edges",
-            args.window.map(|w| format!("{w:?}")).unwrap_or_default(),
-            path.display()
-        );
-    }
-    let semantics = if args.simple { Semantics::Simple } else { Semantics::Multigraph };
-    let config = ReplayConfig { base_pct: args.base, batch: args.batch, window: args.window, semantics };
-
-    let mut summaries = Vec::new();
-    let mut verification_failed = false;
-    let mut unique = Vec::new();
-    for kind in &args.stores {
-        if !unique.contains(kind) {
-            unique.push(*kind);
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // Help and version go to stdout with 0; usage errors exit 2.
+            let code = if error.use_stderr() { 2 } else { 0 };
+            let _ = error.print();
+            return ExitCode::from(code);
         }
-    }
-    for kind in unique {
-        if STOP.load(Ordering::Relaxed) {
-            break;
-        }
-        let progress = ProgressBar::new(stream.len() as u64);
-        progress.set_style(
-            ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} edges {per_sec} eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        progress.set_prefix(kind.name());
-        let weighted = stream.weights.is_some();
-        let source = stream.src.first().copied().unwrap_or(0);
-        let mut checkpoints = KernelCheckpoints::new(args.kernels.clone(), args.every, args.verify, source);
-        let mut summary = match kind {
-            StoreKind::CsrRebuild => {
-                let store = CsrRebuild::new(semantics, weighted);
-                replay::replay(store, kind.name(), &stream, &config, &STOP, &progress, &mut checkpoints)?.0
-            }
-        };
-        progress.finish_and_clear();
-        summary.kernels = std::mem::take(&mut checkpoints.latest);
-        summary.kernel_timeline = std::mem::take(&mut checkpoints.timeline);
-        for failure in &checkpoints.failures {
-            eprintln!("verification failed on {}: {failure}", kind.name());
-        }
-        verification_failed |= !checkpoints.failures.is_empty();
-        summaries.push(summary);
-    }
-
-    let report = Report {
-        input: InputSummary {
-            path: path.clone(),
-            edges: stream.len() as u64,
-            vertices: stream.vertex_count() as u64,
-            order: args.order,
-            seed: args.seed,
-            base_pct: args.base,
-            batch: args.batch,
-            window: args.window.map(|w| match w {
-                Window::Time(units) => format!("{units}"),
-                Window::Edges(edges) => format!("{edges}edges"),
-            }),
-            undirected: args.undirected,
-            simple: args.simple,
-            threads,
-        },
-        stores: summaries,
     };
-    let json_to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
-    if !json_to_stdout {
-        report::write_table(&report, &mut std::io::stdout().lock())?;
+    let result = match cli.command {
+        Command::Replay(args) => replay_cmd::replay_command(args),
+        Command::Gen(args) => gen_cmd::run(args),
+        Command::Load(args) => load_cmd::run(args),
+        Command::Run(args) => run_cmd::run(args),
+        Command::Convert(args) => convert_cmd::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
     }
-    if let Some(path) = &args.json {
-        report::write_json(&report, path)?;
-    }
-    if let Some(path) = &args.csv {
-        report::write_csv(&report, path)?;
-    }
-    if let Some(path) = &args.plot {
-        report::write_plot(&report, path)?;
-    }
-    Ok(if verification_failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -110,7 +110,7 @@ pub(crate) fn write_table(report: &Report, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn write_json(report: &Report, path: &Path) -> Result<()> {
+pub(crate) fn write_json(report: &impl Serialize, path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(report)?;
     if path == Path::new("-") {
         println!("{text}");

@@ -175,3 +175,57 @@ fn malformed_input_names_file_line_and_column() {
     let message = stderr(&output);
     assert!(message.contains("bad.txt:2:3"), "{message}");
 }
+
+#[test]
+fn gen_load_run_and_convert_round_trip() {
+    let dir = temp_dir("subcommands");
+    let el = dir.join("k.el");
+    let output = dyngraph(&["gen", "kron", "--scale", "10", "--degree", "8", "--order", "shuffle", "-o", el.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let output = dyngraph(&["load", el.to_str().unwrap(), "--json", "-"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(report["edges"], 8 * 1024);
+    for field in ["vertices", "edges", "read_seconds", "build_seconds", "edges_per_second", "bytes"] {
+        assert!(report[field].is_number(), "{field} missing: {report}");
+    }
+
+    let mtx = dir.join("k.mtx");
+    let output = dyngraph(&["convert", el.to_str().unwrap(), mtx.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = dyngraph(&["load", mtx.to_str().unwrap(), "--json", "-"]);
+    let converted: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(converted["edges"], report["edges"]);
+
+    for kernel in ["pr", "bfs", "sssp", "cc", "bc", "tc", "walk"] {
+        let output = dyngraph(&["run", kernel, el.to_str().unwrap(), "-n", "2", "--verify", "--threads", "2"]);
+        assert!(output.status.success(), "{kernel}: {}", stderr(&output));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(stdout.matches("[verified]").count(), 2, "{kernel}: {stdout}");
+        assert!(stdout.contains("average:"), "{stdout}");
+    }
+}
+
+#[test]
+fn run_rejects_a_source_outside_the_graph() {
+    let dir = temp_dir("run-source");
+    let el = dir.join("u.el");
+    assert!(dyngraph(&["gen", "uniform", "--scale", "6", "-o", el.to_str().unwrap()]).status.success());
+    let output = dyngraph(&["run", "bfs", el.to_str().unwrap(), "--source", "64"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--source 64"), "{}", stderr(&output));
+}
+
+#[test]
+fn replay_with_kernels_verifies_and_reports_ratios() {
+    let report = replay_json(&["--batch", "10000", "--store", "csr-rebuild", "--kernel", "pr,bfs,cc,tc", "--verify", "--every", "2"]);
+    let kernels = &report["stores"][0]["kernels"];
+    for kernel in ["pr", "bfs", "cc", "tc"] {
+        let timing = &kernels[kernel];
+        for field in ["seconds", "csr_seconds", "ratio"] {
+            assert!(timing[field].is_number(), "{kernel}.{field}: {kernels}");
+        }
+        assert_eq!(timing["verified"], true, "{kernel}");
+    }
+}
