@@ -1,0 +1,622 @@
+//! One vertex's edge list: the CSR++ vertex entry and its edge array.
+//!
+//! An [`AdjList`] is 16 bytes: the number of slots in use, a metadata word
+//! (tombstone count, "weighted" and "vertex deleted" flags) and one 8-byte
+//! slot that is either
+//! - nothing, when the list is empty;
+//! - the single neighbour and its weight, inline, when it holds one slot
+//!   (CSR++'s degree-1 optimisation: no array at all); or
+//! - a pointer to an edge array of capacity `len.next_power_of_two()`,
+//!   laid out as `[u32 id; cap]` followed, when weighted, by
+//!   `[f32 weight; cap]` — one allocation, so weights stay aligned with
+//!   their edges by construction.
+//!
+//! Ids are kept sorted. A logically deleted edge keeps its slot with the
+//! [`TOMBSTONE`] bit set on its id, so the order (by `id & ID_MASK`) holds
+//! and every reader skips it.
+//!
+//! Invariant (I): a list with `len >= 2` owns a block of exactly
+//! `block_bytes(capacity_for(len), weighted)` bytes from the allocator of
+//! the store it lives in. The functions that (de)allocate are `unsafe` and
+//! ask their caller for that allocator.
+
+use crate::alloc::EdgeAllocator;
+use dyngraph_core::{VertexId, Weight};
+use std::ptr::{self, NonNull};
+
+/// Bit set on the id of a logically deleted edge.
+pub(crate) const TOMBSTONE: u32 = 1 << 31;
+/// The id bits of a slot.
+pub(crate) const ID_MASK: u32 = !TOMBSTONE;
+
+const VERTEX_DELETED: u32 = 1 << 31;
+const WEIGHTED: u32 = 1 << 30;
+const TOMBSTONE_COUNT: u32 = WEIGHTED - 1;
+/// Most tombstones one list may hold before deletes fall back to physical.
+pub(crate) const MAX_TOMBSTONES: usize = TOMBSTONE_COUNT as usize;
+
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Inline {
+    id: u32,
+    weight: Weight,
+}
+
+#[derive(Clone, Copy)]
+union Slot {
+    block: NonNull<u32>,
+    inline: Inline,
+}
+
+/// A vertex entry: its sorted neighbour list (see the module docs).
+pub(crate) struct AdjList {
+    len: u32,
+    meta: u32,
+    slot: Slot,
+}
+
+// SAFETY: an `AdjList` uniquely owns its block (invariant I); it holds no
+// thread-bound state, so moving it to another thread is fine.
+unsafe impl Send for AdjList {}
+// SAFETY: through `&AdjList` the block is only read.
+unsafe impl Sync for AdjList {}
+
+/// Capacity of a list with `len` slots: inline up to 1, else the next power
+/// of two. Growth doubles it, physical deletes halve it once the list is
+/// half empty, so it is always this function of the length.
+pub(crate) fn capacity_for(len: usize) -> usize {
+    if len <= 1 {
+        len
+    } else {
+        len.next_power_of_two()
+    }
+}
+
+/// Bytes of a block with `cap` slots.
+pub(crate) fn block_bytes(cap: usize, weighted: bool) -> usize {
+    cap * if weighted { 8 } else { 4 }
+}
+
+/// Pointer to the weights of a block with `cap` slots.
+///
+/// # Safety
+/// `block` is a weighted block of at least `cap` slots.
+unsafe fn weights_ptr(block: NonNull<u32>, cap: usize) -> *mut Weight {
+    // SAFETY: a weighted block holds `2 * cap` words; offset `cap` is in
+    // bounds, and `f32` has the size and alignment of `u32`.
+    unsafe { block.as_ptr().add(cap).cast() }
+}
+
+/// Writes slot `pos` of a block.
+///
+/// # Safety
+/// `pos < cap`, and `block` holds `cap` slots (weighted iff `weighted`).
+unsafe fn write_slot(block: NonNull<u32>, cap: usize, weighted: bool, pos: usize, slot: Inline) {
+    // SAFETY: `pos < cap`, in bounds of the ids and (if any) the weights.
+    unsafe {
+        block.as_ptr().add(pos).write(slot.id);
+        if weighted {
+            weights_ptr(block, cap).add(pos).write(slot.weight);
+        }
+    }
+}
+
+/// Reads slot `pos` of a block.
+///
+/// # Safety
+/// As for [`write_slot`], and slot `pos` is initialised.
+unsafe fn read_slot(block: NonNull<u32>, cap: usize, weighted: bool, pos: usize) -> Inline {
+    // SAFETY: in bounds and initialised (caller's contract).
+    unsafe {
+        Inline {
+            id: block.as_ptr().add(pos).read(),
+            weight: if weighted {
+                weights_ptr(block, cap).add(pos).read()
+            } else {
+                1.0
+            },
+        }
+    }
+}
+
+/// Copies `count` slots from `from[src..]` to `to[dst..]` (ids and weights).
+/// The two blocks may be the same (overlapping moves are fine).
+///
+/// # Safety
+/// Both ranges are in bounds of their blocks (capacities `from_cap` and
+/// `to_cap`), the source slots are initialised.
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_slots(
+    from: NonNull<u32>,
+    from_cap: usize,
+    src: usize,
+    to: NonNull<u32>,
+    to_cap: usize,
+    dst: usize,
+    count: usize,
+    weighted: bool,
+) {
+    // SAFETY: bounds per the caller; `ptr::copy` allows overlap.
+    unsafe {
+        ptr::copy(from.as_ptr().add(src), to.as_ptr().add(dst), count);
+        if weighted {
+            ptr::copy(
+                weights_ptr(from, from_cap).add(src),
+                weights_ptr(to, to_cap).add(dst),
+                count,
+            );
+        }
+    }
+}
+
+impl AdjList {
+    /// An empty list; `weighted` lists store an `f32` per edge.
+    pub(crate) fn new(weighted: bool) -> Self {
+        Self {
+            len: 0,
+            meta: if weighted { WEIGHTED } else { 0 },
+            slot: Slot {
+                inline: Inline { id: 0, weight: 0.0 },
+            },
+        }
+    }
+
+    pub(crate) fn is_weighted(&self) -> bool {
+        self.meta & WEIGHTED != 0
+    }
+
+    /// Slots in use, tombstones included.
+    pub(crate) fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub(crate) fn tombstones(&self) -> usize {
+        (self.meta & TOMBSTONE_COUNT) as usize
+    }
+
+    /// Live edges (the degree).
+    pub(crate) fn live_len(&self) -> usize {
+        self.len() - self.tombstones()
+    }
+
+    pub(crate) fn is_vertex_deleted(&self) -> bool {
+        self.meta & VERTEX_DELETED != 0
+    }
+
+    pub(crate) fn set_vertex_deleted(&mut self, deleted: bool) {
+        if deleted {
+            self.meta |= VERTEX_DELETED;
+        } else {
+            self.meta &= !VERTEX_DELETED;
+        }
+    }
+
+    fn set_tombstones(&mut self, count: usize) {
+        debug_assert!(count <= MAX_TOMBSTONES);
+        self.meta = (self.meta & !TOMBSTONE_COUNT) | count as u32;
+    }
+
+    /// Bytes of the edge array (0 when empty or inline).
+    pub(crate) fn block_bytes(&self) -> usize {
+        if self.len >= 2 {
+            block_bytes(capacity_for(self.len()), self.is_weighted())
+        } else {
+            0
+        }
+    }
+
+    /// The slots' ids (tombstones carry [`TOMBSTONE`]).
+    #[inline]
+    pub(crate) fn ids(&self) -> &[u32] {
+        match self.len {
+            0 => &[],
+            // SAFETY: one slot: the inline variant is the live one.
+            1 => std::slice::from_ref(unsafe { &self.slot.inline.id }),
+            // SAFETY: `len >= 2`: `block` holds `len` initialised ids
+            // (invariant I) and lives as long as `self`.
+            len => unsafe { std::slice::from_raw_parts(self.slot.block.as_ptr(), len as usize) },
+        }
+    }
+
+    /// The slots' weights, parallel to [`AdjList::ids`]; empty when the
+    /// list is not weighted.
+    #[inline]
+    pub(crate) fn weights(&self) -> &[Weight] {
+        if !self.is_weighted() {
+            return &[];
+        }
+        match self.len {
+            0 => &[],
+            // SAFETY: one slot: the inline variant is the live one.
+            1 => std::slice::from_ref(unsafe { &self.slot.inline.weight }),
+            // SAFETY: a weighted block of `capacity_for(len)` slots holds
+            // `len` initialised weights after its ids (invariant I).
+            len => unsafe {
+                let cap = capacity_for(len as usize);
+                std::slice::from_raw_parts(weights_ptr(self.slot.block, cap), len as usize)
+            },
+        }
+    }
+
+    /// Ids and weights, mutably (weights empty when unweighted).
+    fn parts_mut(&mut self) -> (&mut [u32], &mut [Weight]) {
+        let weighted = self.is_weighted();
+        match self.len {
+            0 => (&mut [], &mut []),
+            1 => {
+                // SAFETY: one slot: the inline variant is the live one.
+                let inline = unsafe { &mut self.slot.inline };
+                let weights: &mut [Weight] = if weighted {
+                    std::slice::from_mut(&mut inline.weight)
+                } else {
+                    &mut []
+                };
+                (std::slice::from_mut(&mut inline.id), weights)
+            }
+            len => {
+                let len = len as usize;
+                let cap = capacity_for(len);
+                // SAFETY: `len >= 2`: the block is ours (invariant I); ids
+                // `[0, len)` and weights `[cap, cap + len)` are disjoint.
+                unsafe {
+                    let block = self.slot.block;
+                    let ids = std::slice::from_raw_parts_mut(block.as_ptr(), len);
+                    let weights = if weighted {
+                        std::slice::from_raw_parts_mut(weights_ptr(block, cap), len)
+                    } else {
+                        &mut []
+                    };
+                    (ids, weights)
+                }
+            }
+        }
+    }
+
+    /// First slot whose id is `>= id` (tombstones ordered by their id).
+    #[inline]
+    pub(crate) fn lower_bound(&self, id: VertexId) -> usize {
+        self.ids().partition_point(|&slot| slot & ID_MASK < id)
+    }
+
+    /// The slots holding `id`, live or not.
+    pub(crate) fn equal_range(&self, id: VertexId) -> std::ops::Range<usize> {
+        let ids = self.ids();
+        let start = self.lower_bound(id);
+        let end = start
+            + ids[start..]
+                .iter()
+                .take_while(|&&s| s & ID_MASK == id)
+                .count();
+        start..end
+    }
+
+    /// Builds a list from sorted live slots. `weights` is empty (all 1.0)
+    /// or as long as `ids`; it is ignored when `weighted` is false.
+    pub(crate) fn from_sorted(
+        allocator: &EdgeAllocator,
+        weighted: bool,
+        ids: &[u32],
+        weights: &[Weight],
+    ) -> Self {
+        debug_assert!(weights.is_empty() || weights.len() == ids.len());
+        debug_assert!(ids.iter().all(|&id| id & TOMBSTONE == 0));
+        let mut list = Self::new(weighted);
+        let weight_at = |i: usize| weights.get(i).copied().unwrap_or(1.0);
+        match ids.len() {
+            0 => {}
+            1 => {
+                list.slot = Slot {
+                    inline: Inline {
+                        id: ids[0],
+                        weight: weight_at(0),
+                    },
+                };
+            }
+            len => {
+                let cap = capacity_for(len);
+                let block = allocator.allocate(block_bytes(cap, weighted));
+                // SAFETY: the fresh block holds `cap >= len` slots.
+                unsafe {
+                    ptr::copy_nonoverlapping(ids.as_ptr(), block.as_ptr(), len);
+                    if weighted {
+                        let out = weights_ptr(block, cap);
+                        if weights.is_empty() {
+                            for i in 0..len {
+                                out.add(i).write(1.0);
+                            }
+                        } else {
+                            ptr::copy_nonoverlapping(weights.as_ptr(), out, len);
+                        }
+                    }
+                }
+                list.slot = Slot { block };
+            }
+        }
+        list.len = u32::try_from(ids.len()).expect("a vertex holds at most u32::MAX edges");
+        list
+    }
+
+    /// A deep copy with the same capacity (so the same allocation class),
+    /// tombstones and flags included.
+    pub(crate) fn clone_in(&self, allocator: &EdgeAllocator) -> Self {
+        let mut copy = Self {
+            len: self.len,
+            meta: self.meta,
+            slot: self.slot,
+        };
+        if self.len >= 2 {
+            let cap = capacity_for(self.len());
+            let weighted = self.is_weighted();
+            let block = allocator.allocate(block_bytes(cap, weighted));
+            // SAFETY: `self`'s block holds `len` initialised slots of
+            // capacity `cap` (invariant I); the new block has the same
+            // capacity and does not overlap it.
+            unsafe {
+                copy_slots(self.slot.block, cap, 0, block, cap, 0, self.len(), weighted);
+            }
+            copy.slot = Slot { block };
+        }
+        copy
+    }
+
+    /// Inserts a live slot at `pos` (`<= len`), keeping the others in order,
+    /// doubling the array when it is full.
+    ///
+    /// # Safety
+    /// `allocator` is the allocator of the store this list lives in.
+    pub(crate) unsafe fn insert_at(
+        &mut self,
+        allocator: &EdgeAllocator,
+        pos: usize,
+        id: VertexId,
+        weight: Weight,
+    ) {
+        let len = self.len();
+        assert!(pos <= len && len < u32::MAX as usize);
+        let weighted = self.is_weighted();
+        let new = Inline { id, weight };
+        match len {
+            0 => self.slot = Slot { inline: new },
+            1 => {
+                // SAFETY: one slot: the inline variant is the live one.
+                let old = unsafe { self.slot.inline };
+                let block = allocator.allocate(block_bytes(2, weighted));
+                let (first, second) = if pos == 0 { (new, old) } else { (old, new) };
+                // SAFETY: the fresh block has 2 slots.
+                unsafe {
+                    write_slot(block, 2, weighted, 0, first);
+                    write_slot(block, 2, weighted, 1, second);
+                }
+                self.slot = Slot { block };
+            }
+            _ => {
+                let cap = capacity_for(len);
+                // SAFETY: `len >= 2`: the block variant is live.
+                let old = unsafe { self.slot.block };
+                if len < cap {
+                    // SAFETY: `len < cap`: moving `[pos, len)` one right
+                    // stays in bounds; slot `pos` is then free to write.
+                    unsafe {
+                        copy_slots(old, cap, pos, old, cap, pos + 1, len - pos, weighted);
+                        write_slot(old, cap, weighted, pos, new);
+                    }
+                } else {
+                    let new_cap = cap * 2;
+                    let block = allocator.allocate(block_bytes(new_cap, weighted));
+                    // SAFETY: the old block holds `len = cap` initialised
+                    // slots; the new one `2 cap > len + 1`. The old block
+                    // came from `allocator` (caller's contract, invariant I)
+                    // and is not used after it is freed.
+                    unsafe {
+                        copy_slots(old, cap, 0, block, new_cap, 0, pos, weighted);
+                        write_slot(block, new_cap, weighted, pos, new);
+                        copy_slots(old, cap, pos, block, new_cap, pos + 1, len - pos, weighted);
+                        allocator.deallocate(old, block_bytes(cap, weighted));
+                    }
+                    self.slot = Slot { block };
+                }
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Removes slot `pos` (live or tombstone), shifting the rest left and
+    /// halving the array once it is half empty.
+    ///
+    /// # Safety
+    /// `allocator` is the allocator of the store this list lives in.
+    pub(crate) unsafe fn remove_at(&mut self, allocator: &EdgeAllocator, pos: usize) {
+        let len = self.len();
+        assert!(pos < len);
+        if self.ids()[pos] & TOMBSTONE != 0 {
+            self.set_tombstones(self.tombstones() - 1);
+        }
+        let weighted = self.is_weighted();
+        match len {
+            1 => {}
+            2 => {
+                // SAFETY: `len == 2`: a block of 2 initialised slots from
+                // `allocator` (caller's contract); freed once, not reused.
+                unsafe {
+                    let block = self.slot.block;
+                    let keep = read_slot(block, 2, weighted, 1 - pos);
+                    allocator.deallocate(block, block_bytes(2, weighted));
+                    self.slot = Slot { inline: keep };
+                }
+            }
+            _ => {
+                let cap = capacity_for(len);
+                let new_cap = capacity_for(len - 1);
+                // SAFETY: `len >= 3`: the block variant is live.
+                let old = unsafe { self.slot.block };
+                if new_cap < cap {
+                    let block = allocator.allocate(block_bytes(new_cap, weighted));
+                    // SAFETY: `len - 1 <= new_cap` slots are copied into the
+                    // new block; the old one came from `allocator` and is
+                    // not used after it is freed.
+                    unsafe {
+                        copy_slots(old, cap, 0, block, new_cap, 0, pos, weighted);
+                        copy_slots(
+                            old,
+                            cap,
+                            pos + 1,
+                            block,
+                            new_cap,
+                            pos,
+                            len - pos - 1,
+                            weighted,
+                        );
+                        allocator.deallocate(old, block_bytes(cap, weighted));
+                    }
+                    self.slot = Slot { block };
+                } else {
+                    // SAFETY: moves `[pos + 1, len)` one left, in bounds.
+                    unsafe {
+                        copy_slots(old, cap, pos + 1, old, cap, pos, len - pos - 1, weighted);
+                    }
+                }
+            }
+        }
+        self.len -= 1;
+    }
+
+    /// Marks live slot `pos` deleted; it stays in place until compaction.
+    pub(crate) fn bury(&mut self, pos: usize) {
+        let tombstones = self.tombstones();
+        let (ids, _) = self.parts_mut();
+        debug_assert_eq!(ids[pos] & TOMBSTONE, 0);
+        ids[pos] |= TOMBSTONE;
+        self.set_tombstones(tombstones + 1);
+    }
+
+    /// Makes tombstone `pos` a live edge again with `weight`.
+    pub(crate) fn revive(&mut self, pos: usize, weight: Weight) {
+        let tombstones = self.tombstones();
+        let (ids, weights) = self.parts_mut();
+        debug_assert_ne!(ids[pos] & TOMBSTONE, 0);
+        ids[pos] &= ID_MASK;
+        if let Some(slot) = weights.get_mut(pos) {
+            *slot = weight;
+        }
+        self.set_tombstones(tombstones - 1);
+    }
+
+    /// Replaces the contents with sorted live slots (see
+    /// [`AdjList::from_sorted`]), keeping the flags.
+    ///
+    /// # Safety
+    /// `allocator` is the allocator of the store this list lives in.
+    pub(crate) unsafe fn replace(
+        &mut self,
+        allocator: &EdgeAllocator,
+        ids: &[u32],
+        weights: &[Weight],
+    ) {
+        let deleted = self.is_vertex_deleted();
+        let fresh = Self::from_sorted(allocator, self.is_weighted(), ids, weights);
+        // SAFETY: forwarded contract.
+        unsafe { self.free(allocator) };
+        *self = fresh;
+        self.set_vertex_deleted(deleted);
+    }
+
+    /// Releases the edge array; the list is empty afterwards (flags kept).
+    ///
+    /// # Safety
+    /// `allocator` is the allocator of the store this list lives in.
+    pub(crate) unsafe fn free(&mut self, allocator: &EdgeAllocator) {
+        if self.len >= 2 {
+            // SAFETY: invariant I and the caller's contract: the block came
+            // from `allocator` with these bytes; `len` is reset below so it
+            // is never used again.
+            unsafe { allocator.deallocate(self.slot.block, self.block_bytes()) };
+        }
+        self.len = 0;
+        self.set_tombstones(0);
+    }
+
+    /// Releases the edge array when the whole store is being dropped:
+    /// blocks the arena releases in bulk are skipped.
+    ///
+    /// # Safety
+    /// As for [`AdjList::free`]; the list is not used afterwards.
+    pub(crate) unsafe fn release_on_drop(&mut self, allocator: &EdgeAllocator) {
+        if self.len >= 2 && allocator.needs_individual_free(self.block_bytes()) {
+            // SAFETY: forwarded contract.
+            unsafe { self.free(allocator) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alloc::AllocatorKind;
+
+    fn live(list: &AdjList) -> Vec<(u32, f32)> {
+        let weights = list.weights();
+        list.ids()
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| *id & TOMBSTONE == 0)
+            .map(|(i, &id)| (id, weights.get(i).copied().unwrap_or(1.0)))
+            .collect()
+    }
+
+    #[test]
+    fn grows_and_shrinks_through_every_representation() {
+        for kind in [AllocatorKind::System, AllocatorKind::Arena] {
+            for weighted in [false, true] {
+                let allocator = EdgeAllocator::new(kind);
+                let mut list = AdjList::new(weighted);
+                let mut model: Vec<(u32, f32)> = Vec::new();
+                // Insert 0..100 in a scrambled order at the sorted position.
+                for i in 0..100u32 {
+                    let id = (i * 37) % 101;
+                    let pos = list.lower_bound(id);
+                    // SAFETY: `allocator` owns every block of `list`.
+                    unsafe { list.insert_at(&allocator, pos, id, id as f32 * 0.5) };
+                    let at = model.partition_point(|&(m, _)| m < id);
+                    model.insert(at, (id, if weighted { id as f32 * 0.5 } else { 1.0 }));
+                    assert_eq!(live(&list), model);
+                    assert_eq!(
+                        list.block_bytes(),
+                        if model.len() >= 2 {
+                            block_bytes(model.len().next_power_of_two(), weighted)
+                        } else {
+                            0
+                        }
+                    );
+                }
+                while !model.is_empty() {
+                    let pos = (model.len() * 7) % model.len();
+                    // SAFETY: as above.
+                    unsafe { list.remove_at(&allocator, pos) };
+                    model.remove(pos);
+                    assert_eq!(live(&list), model);
+                }
+                // SAFETY: as above.
+                unsafe { list.free(&allocator) };
+            }
+        }
+    }
+
+    #[test]
+    fn tombstones_keep_order_and_revive() {
+        let allocator = EdgeAllocator::new(AllocatorKind::System);
+        let mut list = AdjList::from_sorted(&allocator, true, &[1, 3, 5], &[0.1, 0.3, 0.5]);
+        list.bury(1);
+        assert_eq!(list.live_len(), 2);
+        assert_eq!(list.lower_bound(3), 1);
+        assert_eq!(list.equal_range(3), 1..2);
+        assert_eq!(live(&list), [(1, 0.1), (5, 0.5)]);
+        list.revive(1, 9.0);
+        assert_eq!(live(&list), [(1, 0.1), (3, 9.0), (5, 0.5)]);
+        let copy = list.clone_in(&allocator);
+        assert_eq!(live(&copy), live(&list));
+        for mut l in [list, copy] {
+            // SAFETY: both lists' blocks came from `allocator`.
+            unsafe { l.free(&allocator) };
+        }
+    }
+}

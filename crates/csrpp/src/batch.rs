@@ -1,0 +1,328 @@
+//! Batch updates (CSR++ §3.2.1) and batch graph algebra (Sahu,
+//! Algorithms 7-8): group by source, sort in parallel, then change every
+//! modified segment in parallel, one rayon task per segment.
+
+use crate::segment::{Editor, Segment, merge_sorted};
+use crate::store::CsrPP;
+use dyngraph_core::{Edge, Error, Graph, Result, Semantics, UpdateReport, VertexId, Weight};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Up to this many new edges for one vertex are inserted one by one
+/// (binary search and shift in place); more are merged into a fresh array.
+const SMALL_GROUP: usize = 8;
+
+/// A batch entry: `(source, target, weight)`.
+type Entry = (VertexId, VertexId, Weight);
+
+/// For a batch sorted by `key`, the range of entries falling in each
+/// segment (`segment_count` ranges, most of them empty).
+fn segment_ranges<T>(
+    sorted: &[T],
+    key: impl Fn(&T) -> VertexId,
+    shift: u32,
+    segment_count: usize,
+) -> Vec<Range<usize>> {
+    let mut ranges = vec![0..0; segment_count];
+    let mut start = 0;
+    while start < sorted.len() {
+        let segment = (key(&sorted[start]) >> shift) as usize;
+        let end =
+            start + sorted[start..].partition_point(|e| (key(e) >> shift) as usize == segment);
+        ranges[segment] = start..end;
+        start = end;
+    }
+    ranges
+}
+
+/// Runs `work` on every segment that has entries, in parallel, and
+/// collects what it returns.
+fn per_segment<T: Sync, R: Send>(
+    segments: &mut [Box<Segment>],
+    ranges: &[Range<usize>],
+    batch: &[T],
+    work: impl Fn(&mut crate::segment::SegmentData, &[T]) -> R + Sync + Send,
+) -> Vec<R> {
+    segments
+        .par_iter_mut()
+        .zip(ranges.par_iter())
+        .filter(|(_, range)| !range.is_empty())
+        .map(|(segment, range)| work(segment.get_mut(), &batch[range.clone()]))
+        .collect()
+}
+
+impl CsrPP {
+    /// Inserts a batch whose ids are already admitted (checked and the
+    /// graph grown). `set_union` forces set semantics (graph algebra);
+    /// otherwise the store's semantics apply.
+    pub(crate) fn insert_batch(&mut self, mut batch: Vec<Entry>, set_union: bool) -> UpdateReport {
+        if batch.is_empty() {
+            return UpdateReport::default();
+        }
+        // Stable: equal edges keep arrival order, so the first one's weight
+        // wins under set semantics and multigraph duplicates stay oldest
+        // first.
+        batch.par_sort_by_key(|&(src, dst, _)| (src, dst));
+        let set_union = set_union || self.config.semantics == Semantics::Simple;
+        let semantics = if set_union {
+            Semantics::Simple
+        } else {
+            Semantics::Multigraph
+        };
+        // The targets of added edges are needed for the in-lists, and to
+        // clear deleted flags (rare: only when some vertex is deleted).
+        let track = self.config.reverse_edges || self.deleted_vertices > 0;
+        let mask = self.segment_size() - 1;
+        let ranges = segment_ranges(&batch, |e| e.0, self.shift, self.segments.len());
+        let editor = Editor {
+            allocator: &self.allocator,
+            delete_mode: self.config.delete_mode,
+        };
+        let results = per_segment(&mut self.segments, &ranges, &batch, |data, part| {
+            let mut scratch = (Vec::new(), Vec::new());
+            let mut group_buffer: Vec<(VertexId, Weight)> = Vec::new();
+            let mut added_edges: Vec<Entry> = Vec::new();
+            let (mut added, mut undeleted) = (0u64, 0u64);
+            for group in part.chunk_by(|a, b| a.0 == b.0) {
+                let src = group[0].0;
+                let index = src as usize & mask;
+                let list = &mut data.out[index];
+                let before = added;
+                if group.len() <= SMALL_GROUP {
+                    for &(_, dst, weight) in group {
+                        // SAFETY: the list lives in this store, whose
+                        // allocator `editor` holds.
+                        if unsafe { editor.insert(list, dst, weight, semantics) } {
+                            added += 1;
+                            if track {
+                                added_edges.push((dst, src, 0.0));
+                            }
+                        }
+                    }
+                } else {
+                    group_buffer.clear();
+                    group_buffer.extend(group.iter().map(|&(_, dst, w)| (dst, w)));
+                    // SAFETY: as above.
+                    added += unsafe {
+                        merge_sorted(
+                            &editor,
+                            list,
+                            &group_buffer,
+                            set_union,
+                            &mut scratch,
+                            |dst| {
+                                if track {
+                                    added_edges.push((dst, src, 0.0));
+                                }
+                            },
+                        )
+                    };
+                }
+                if added > before {
+                    undeleted += u64::from(data.undelete(index));
+                }
+            }
+            data.live_edges += added;
+            (added, undeleted, added_edges)
+        });
+        let added: u64 = results.iter().map(|r| r.0).sum();
+        self.edge_count += added;
+        self.deleted_vertices -= results.iter().map(|r| r.1).sum::<u64>();
+        if track {
+            let mut reversed: Vec<Entry> = results.into_iter().flat_map(|r| r.2).collect();
+            self.insert_reverse(&mut reversed);
+        }
+        UpdateReport {
+            edges_added: added,
+            edges_removed: 0,
+        }
+    }
+
+    /// Adds `(target, source)` entries of edges just added to the in-lists
+    /// (when kept) and clears the targets' deleted flags.
+    fn insert_reverse(&mut self, reversed: &mut [Entry]) {
+        reversed.par_sort_unstable_by_key(|&(dst, src, _)| (dst, src));
+        let reverse = self.config.reverse_edges;
+        let mask = self.segment_size() - 1;
+        let ranges = segment_ranges(reversed, |e| e.0, self.shift, self.segments.len());
+        let editor = Editor {
+            allocator: &self.allocator,
+            delete_mode: self.config.delete_mode,
+        };
+        let undeleted: u64 = per_segment(&mut self.segments, &ranges, reversed, |data, part| {
+            let mut scratch = (Vec::new(), Vec::new());
+            let mut group_buffer: Vec<(VertexId, Weight)> = Vec::new();
+            let mut undeleted = 0;
+            for group in part.chunk_by(|a, b| a.0 == b.0) {
+                let index = group[0].0 as usize & mask;
+                undeleted += u64::from(data.undelete(index));
+                if !reverse {
+                    continue;
+                }
+                let list = &mut data.incoming[index];
+                if group.len() <= SMALL_GROUP {
+                    for &(_, src, _) in group {
+                        // SAFETY: the list lives in this store, whose
+                        // allocator `editor` holds.
+                        unsafe { editor.insert(list, src, 0.0, Semantics::Multigraph) };
+                    }
+                } else {
+                    group_buffer.clear();
+                    group_buffer.extend(group.iter().map(|&(_, src, _)| (src, 0.0)));
+                    // SAFETY: as above.
+                    unsafe {
+                        merge_sorted(&editor, list, &group_buffer, false, &mut scratch, |_| {})
+                    };
+                }
+            }
+            undeleted
+        })
+        .into_iter()
+        .sum();
+        self.deleted_vertices -= undeleted;
+    }
+
+    /// Deletes a batch. `all_occurrences`: set difference (every copy of
+    /// each pair goes); otherwise each entry removes one occurrence, the
+    /// oldest, as a run of single deletes would.
+    pub(crate) fn delete_batch(&mut self, mut batch: Vec<Edge>, all_occurrences: bool) -> u64 {
+        let vertex_count = self.vertex_count;
+        batch.retain(|e| (e.src as usize) < vertex_count && (e.dst as usize) < vertex_count);
+        if batch.is_empty() {
+            return 0;
+        }
+        batch.par_sort_unstable();
+        if all_occurrences {
+            batch.dedup();
+        }
+        let reverse = self.config.reverse_edges;
+        let mask = self.segment_size() - 1;
+        let ranges = segment_ranges(&batch, |e| e.src, self.shift, self.segments.len());
+        let editor = Editor {
+            allocator: &self.allocator,
+            delete_mode: self.config.delete_mode,
+        };
+        let results = per_segment(&mut self.segments, &ranges, &batch, |data, part| {
+            let mut removed_edges: Vec<Edge> = Vec::new();
+            let mut removed = 0u64;
+            for edge in part {
+                let list = &mut data.out[edge.src as usize & mask];
+                // SAFETY: the list lives in this store, whose allocator
+                // `editor` holds.
+                let count = unsafe {
+                    if all_occurrences {
+                        editor.delete_all(list, edge.dst)
+                    } else {
+                        u64::from(editor.delete_one(list, edge.dst))
+                    }
+                };
+                removed += count;
+                if reverse {
+                    removed_edges.extend(std::iter::repeat_n(edge.reversed(), count as usize));
+                }
+            }
+            data.live_edges -= removed;
+            (removed, removed_edges)
+        });
+        let removed: u64 = results.iter().map(|r| r.0).sum();
+        self.edge_count -= removed;
+        if reverse {
+            let mut reversed: Vec<Edge> = results.into_iter().flat_map(|r| r.1).collect();
+            reversed.par_sort_unstable();
+            let ranges = segment_ranges(&reversed, |e| e.src, self.shift, self.segments.len());
+            per_segment(&mut self.segments, &ranges, &reversed, |data, part| {
+                for edge in part {
+                    let list = &mut data.incoming[edge.src as usize & mask];
+                    // SAFETY: as above.
+                    let found = unsafe { editor.delete_one(list, edge.dst) };
+                    debug_assert!(found, "in-list of {} lacks {}", edge.src, edge.dst);
+                }
+            });
+        }
+        removed
+    }
+
+    /// Graph union in place (Sahu, Algorithm 8 `addGraphInplace`): adds
+    /// every edge of `other` that `self` lacks, with set semantics whatever
+    /// either store's semantics (an edge already present, or repeated in
+    /// `other`, is added at most once; its weight is `other`'s, or 1.0).
+    /// Grows `self` to at least `other`'s vertex count. Returns the number
+    /// of edges actually added.
+    ///
+    /// Cost: gathering `other`'s edges (already sorted by source and
+    /// target) in parallel, then one merge per touched vertex, in parallel
+    /// per segment.
+    ///
+    /// # Errors
+    /// [`Error::VertexLimit`] if `other` has more vertices than `self`'s
+    /// limit; `self` is then unchanged.
+    ///
+    /// ```
+    /// use dyngraph_core::{Edge, Graph};
+    /// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+    /// let config = CsrPPConfig::default();
+    /// let mut g = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(1, 2)], config.clone())?;
+    /// let batch = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(2, 0)], config)?;
+    /// assert_eq!(g.add_graph_in_place(&batch)?, 1);
+    /// assert_eq!(g.edge_count(), 3);
+    /// # Ok::<(), dyngraph_core::Error>(())
+    /// ```
+    pub fn add_graph_in_place(&mut self, other: &CsrPP) -> Result<u64> {
+        if other.vertex_count() > self.config.vertex_limit {
+            return Err(Error::VertexLimit {
+                vertex: other.vertex_count() as u64 - 1,
+                needed: other.vertex_count() as u64,
+                limit: self.config.vertex_limit as u64,
+            });
+        }
+        self.grow_to(other.vertex_count());
+        let batch: Vec<Entry> = other
+            .edges()
+            .into_par_iter()
+            .map(|e| (e.src, e.dst, e.weight))
+            .collect();
+        Ok(self.insert_batch(batch, true).edges_added)
+    }
+
+    /// Graph union into a new instance (Algorithm 8 `addGraph`): `self ∪
+    /// other` and the number of edges added. Implemented as a parallel
+    /// [`Clone`] followed by [`CsrPP::add_graph_in_place`], not as the
+    /// paper's fused copy-and-merge.
+    ///
+    /// # Errors
+    /// As [`CsrPP::add_graph_in_place`].
+    pub fn add_graph(&self, other: &CsrPP) -> Result<(CsrPP, u64)> {
+        let mut union = self.clone();
+        let added = union.add_graph_in_place(other)?;
+        Ok((union, added))
+    }
+
+    /// Graph difference in place (Algorithm 7 `subtractGraphInplace`):
+    /// removes every edge `u -> v` of `self` for which `other` has an edge
+    /// `u -> v` (all occurrences, set semantics). Returns the number of
+    /// edges removed. Deletes follow [`crate::CsrPPConfig::delete_mode`].
+    ///
+    /// ```
+    /// use dyngraph_core::{Edge, Graph, OutNeighbors};
+    /// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+    /// let config = CsrPPConfig::default();
+    /// let mut g = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(0, 1), Edge::new(0, 2)], config.clone())?;
+    /// let batch = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(5, 5)], config)?;
+    /// assert_eq!(g.subtract_graph_in_place(&batch), 2);
+    /// assert_eq!(g.out_neighbors(0).collect::<Vec<_>>(), [2]);
+    /// # Ok::<(), dyngraph_core::Error>(())
+    /// ```
+    pub fn subtract_graph_in_place(&mut self, other: &CsrPP) -> u64 {
+        let batch: Vec<Edge> = other.edges().into_par_iter().map(|e| e.edge()).collect();
+        self.delete_batch(batch, true)
+    }
+
+    /// Graph difference into a new instance (Algorithm 7 `subtractGraph`):
+    /// `self \ other` and the number of edges removed. Implemented as a
+    /// parallel [`Clone`] followed by [`CsrPP::subtract_graph_in_place`].
+    pub fn subtract_graph(&self, other: &CsrPP) -> (CsrPP, u64) {
+        let mut difference = self.clone();
+        let removed = difference.subtract_graph_in_place(other);
+        (difference, removed)
+    }
+}

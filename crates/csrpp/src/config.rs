@@ -1,0 +1,142 @@
+//! How a [`crate::CsrPP`] is built.
+
+use crate::alloc::AllocatorKind;
+use dyngraph_core::{DEFAULT_VERTEX_LIMIT, Error, Result, Semantics};
+
+/// Vertices per segment unless told otherwise: the CSR++ paper's best
+/// trade-off between scan locality and update contention.
+pub const DEFAULT_SEGMENT_SIZE: usize = 128;
+
+/// Largest vertex limit a [`crate::CsrPP`] accepts: the top bit of an id
+/// marks a logically deleted edge, so ids must fit in 31 bits.
+pub const MAX_VERTEX_LIMIT: usize = 1 << 31;
+
+/// What a delete does to the edge array.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DeleteMode {
+    /// Shift the tail left and halve the array once it is half empty:
+    /// `O(degree)` per delete, memory follows the live edges.
+    #[default]
+    Physical,
+    /// Flag the edge (a tombstone bit on its id) and leave it in place:
+    /// `O(log degree)` per delete; iterators skip it and
+    /// [`crate::CsrPP::compact`] reclaims the slots.
+    Logical,
+}
+
+/// Options of a [`crate::CsrPP`], with builder methods.
+///
+/// ```
+/// use dyngraph_csrpp::{AllocatorKind, CsrPPConfig, DeleteMode};
+/// use dyngraph_core::Semantics;
+/// let config = CsrPPConfig::default()
+///     .semantics(Semantics::Simple)
+///     .weighted(true)
+///     .reverse_edges(true)
+///     .segment_size(64)
+///     .delete_mode(DeleteMode::Logical)
+///     .allocator(AllocatorKind::Arena);
+/// assert_eq!(config.segment_size, 64);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsrPPConfig {
+    /// Multigraph or simple graph for single-edge updates and batches
+    /// (graph algebra always uses set semantics).
+    pub semantics: Semantics,
+    /// Store an `f32` weight per edge.
+    pub weighted: bool,
+    /// Maintain in-neighbour lists on every update.
+    pub reverse_edges: bool,
+    /// Vertices per segment (`NUM_V_SEG`), a power of two.
+    pub segment_size: usize,
+    /// Physical or logical deletes.
+    pub delete_mode: DeleteMode,
+    /// Where edge arrays are allocated.
+    pub allocator: AllocatorKind,
+    /// Keep a map from external `u64` keys to internal ids.
+    pub external_keys: bool,
+    /// Refuse ids that would take the graph past this many vertices
+    /// (at most [`MAX_VERTEX_LIMIT`]).
+    pub vertex_limit: usize,
+}
+
+impl Default for CsrPPConfig {
+    fn default() -> Self {
+        Self {
+            semantics: Semantics::Multigraph,
+            weighted: false,
+            reverse_edges: false,
+            segment_size: DEFAULT_SEGMENT_SIZE,
+            delete_mode: DeleteMode::Physical,
+            allocator: AllocatorKind::System,
+            external_keys: false,
+            vertex_limit: DEFAULT_VERTEX_LIMIT,
+        }
+    }
+}
+
+impl CsrPPConfig {
+    /// Sets [`CsrPPConfig::semantics`].
+    pub fn semantics(mut self, semantics: Semantics) -> Self {
+        self.semantics = semantics;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::weighted`].
+    pub fn weighted(mut self, weighted: bool) -> Self {
+        self.weighted = weighted;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::reverse_edges`].
+    pub fn reverse_edges(mut self, reverse_edges: bool) -> Self {
+        self.reverse_edges = reverse_edges;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::segment_size`].
+    pub fn segment_size(mut self, segment_size: usize) -> Self {
+        self.segment_size = segment_size;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::delete_mode`].
+    pub fn delete_mode(mut self, delete_mode: DeleteMode) -> Self {
+        self.delete_mode = delete_mode;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::allocator`].
+    pub fn allocator(mut self, allocator: AllocatorKind) -> Self {
+        self.allocator = allocator;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::external_keys`].
+    pub fn external_keys(mut self, external_keys: bool) -> Self {
+        self.external_keys = external_keys;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::vertex_limit`].
+    pub fn vertex_limit(mut self, vertex_limit: usize) -> Self {
+        self.vertex_limit = vertex_limit;
+        self
+    }
+
+    pub(crate) fn validate(&self) -> Result<()> {
+        if !self.segment_size.is_power_of_two() || self.segment_size > 1 << 20 {
+            return Err(Error::InvalidArgument(format!(
+                "segment size {} is not a power of two in 1..=2^20",
+                self.segment_size
+            )));
+        }
+        if self.vertex_limit > MAX_VERTEX_LIMIT {
+            return Err(Error::InvalidArgument(format!(
+                "vertex limit {} exceeds CSR++'s maximum of 2^31 (the top id bit marks deleted edges)",
+                self.vertex_limit
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,670 @@
+//! [`CsrPP`]: the store, its read traits and its serial updates.
+
+use crate::adjacency::{AdjList, TOMBSTONE};
+use crate::alloc::{AllocatorKind, EdgeAllocator};
+use crate::config::CsrPPConfig;
+use crate::iter::{Neighbors, WeightedNeighbors};
+use crate::keys::KeyMap;
+use crate::segment::{Editor, Segment, SegmentData};
+use dyngraph_core::{
+    Edge, Error, Graph, GraphUpdate, InNeighbors, OutNeighbors, Result, Semantics, UpdateReport,
+    VertexId, Weight, WeightedEdge, WeightedOutNeighbors, check_limit,
+};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// A handle to one vertex property column of a [`CsrPP`] (see
+/// [`CsrPP::add_vertex_property`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VertexPropertyId(pub(crate) usize);
+
+/// CSR++: a mutable CSR whose vertices live in fixed-size segments and own
+/// sorted, power-of-two edge arrays.
+///
+/// # Layout
+/// A growable array of boxed segments (the indirection layer: growing it
+/// moves pointers, never a segment), each holding
+/// [`CsrPPConfig::segment_size`] vertex entries of 16 bytes (degree,
+/// flags, and either the single neighbour inline or a pointer to the edge
+/// array), in-lists when [`CsrPPConfig::reverse_edges`] is on, and vertex
+/// property columns. Weights live in the same allocation as their ids.
+///
+/// # Cost model
+/// - **Insert** one edge: `O(log d)` search plus an `O(d)` shift (a
+///   `memmove`); every time the degree passes a power of two the array is
+///   reallocated and copied (amortised `O(1)` per edge). Only the source's
+///   segment is touched (and the target's, for reverse edges).
+/// - **Delete** one edge: physical, `O(log d + d)` with halving when half
+///   empty; logical, `O(log d)` (a tombstone bit) plus a later
+///   [`CsrPP::compact`].
+/// - **Batch insert** of `b` edges: a parallel stable sort of the batch
+///   (`O(b log b)`), then per modified segment in parallel a merge of each
+///   touched vertex's array with its new edges (`O(d + k)`).
+/// - **Scan**: one slice per vertex, as in CSR, reached through two
+///   indirections (segment, entry); degree-1 vertices need no array.
+/// - **Memory**: 16 bytes per vertex entry (32 with reverse edges), plus
+///   per edge 4 bytes (8 weighted) rounded up to the vertex's power-of-two
+///   capacity — between 1× and 2× of the live edges, about 1.4× on
+///   average — plus the in-lists' 4 bytes per edge with reverse edges.
+///
+/// # Concurrency
+/// `&mut CsrPP` updates serially with no locking. For many threads, take a
+/// [`crate::ConcurrentWriter`] with [`CsrPP::concurrent_writer`]: its
+/// `insert_edge`/`delete_edge` take `&self` and lock one segment each (two,
+/// in index order, with reverse edges). The writer borrows the store
+/// mutably, so no scan can run until it is dropped — the update/scan phase
+/// split of the paper, enforced by the borrow checker.
+///
+/// ```
+/// use dyngraph_core::{Edge, Graph, GraphUpdate, OutNeighbors};
+/// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+///
+/// let mut graph = CsrPP::new(CsrPPConfig::default())?;
+/// graph.insert_edges(&[Edge::new(0, 2), Edge::new(0, 1), Edge::new(3, 0)])?;
+/// assert_eq!(graph.out_neighbors(0).collect::<Vec<_>>(), [1, 2]); // sorted
+/// assert!(graph.delete_edge(0, 2)?);
+/// assert_eq!(graph.edge_count(), 2);
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
+pub struct CsrPP {
+    pub(crate) config: CsrPPConfig,
+    pub(crate) shift: u32,
+    #[allow(
+        clippy::vec_box,
+        reason = "the directory holds pointers: growing it never moves a segment, as in the paper's indirection layer"
+    )]
+    pub(crate) segments: Vec<Box<Segment>>,
+    pub(crate) vertex_count: usize,
+    pub(crate) edge_count: u64,
+    pub(crate) deleted_vertices: u64,
+    pub(crate) property_defaults: Vec<f64>,
+    pub(crate) keys: Option<KeyMap>,
+    // Last, so it is dropped after `Drop::drop` has returned the blocks.
+    pub(crate) allocator: EdgeAllocator,
+}
+
+impl std::fmt::Debug for CsrPP {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CsrPP")
+            .field("config", &self.config)
+            .field("vertex_count", &self.vertex_count)
+            .field("edge_count", &self.edge_count)
+            .field("segments", &self.segments.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl CsrPP {
+    /// An empty store.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a segment size that is not a power of
+    /// two or a vertex limit above [`crate::MAX_VERTEX_LIMIT`].
+    pub fn new(config: CsrPPConfig) -> Result<Self> {
+        config.validate()?;
+        Ok(Self {
+            shift: config.segment_size.trailing_zeros(),
+            segments: Vec::new(),
+            vertex_count: 0,
+            edge_count: 0,
+            deleted_vertices: 0,
+            property_defaults: Vec::new(),
+            keys: config.external_keys.then(KeyMap::default),
+            allocator: EdgeAllocator::new(config.allocator),
+            config,
+        })
+    }
+
+    /// A store holding `edges` (a batch insert into an empty store).
+    ///
+    /// # Errors
+    /// As [`CsrPP::new`], and [`Error::VertexLimit`] for an id past the limit.
+    pub fn from_edges(edges: &[Edge], config: CsrPPConfig) -> Result<Self> {
+        let mut graph = Self::new(config)?;
+        graph.insert_edges(edges)?;
+        Ok(graph)
+    }
+
+    /// A store holding weighted `edges`.
+    ///
+    /// # Errors
+    /// As [`CsrPP::from_edges`].
+    pub fn from_weighted_edges(edges: &[WeightedEdge], config: CsrPPConfig) -> Result<Self> {
+        let mut graph = Self::new(config)?;
+        graph.insert_weighted_edges(edges)?;
+        Ok(graph)
+    }
+
+    /// The configuration it was built with.
+    pub fn config(&self) -> &CsrPPConfig {
+        &self.config
+    }
+
+    /// Which allocator its edge arrays come from.
+    pub fn allocator_kind(&self) -> AllocatorKind {
+        self.allocator.kind()
+    }
+
+    /// Vertices per segment.
+    pub fn segment_size(&self) -> usize {
+        1 << self.shift
+    }
+
+    /// Number of segments allocated.
+    pub fn segment_count(&self) -> usize {
+        self.segments.len()
+    }
+
+    pub(crate) fn locate(&self, v: VertexId) -> (usize, usize) {
+        let v = v as usize;
+        (v >> self.shift, v & ((1 << self.shift) - 1))
+    }
+
+    /// Shared access to a segment's data.
+    #[inline]
+    pub(crate) fn segment(&self, index: usize) -> &SegmentData {
+        // SAFETY: data behind a segment's mutex is only mutated through
+        // `&mut CsrPP` (via `Mutex::get_mut`) or through a
+        // `ConcurrentWriter`, which holds `&mut CsrPP` for its whole life.
+        // Holding `&self` therefore proves that no mutation is in progress
+        // or can start while the returned reference lives.
+        unsafe { &*self.segments[index].data_ptr() }
+    }
+
+    #[inline]
+    fn check_vertex(&self, v: VertexId) {
+        assert!(
+            (v as usize) < self.vertex_count,
+            "vertex {v} is out of range for a graph of {} vertices",
+            self.vertex_count
+        );
+    }
+
+    #[inline]
+    pub(crate) fn out_list(&self, v: VertexId) -> &AdjList {
+        self.check_vertex(v);
+        let (s, i) = self.locate(v);
+        &self.segment(s).out[i]
+    }
+
+    #[inline]
+    fn in_list(&self, v: VertexId) -> Option<&AdjList> {
+        self.check_vertex(v);
+        let (s, i) = self.locate(v);
+        self.segment(s).incoming.get(i)
+    }
+
+    /// The raw sorted slots of `v`'s out-list: live ids, and — only under
+    /// [`crate::DeleteMode::Logical`] before [`CsrPP::compact`] — tombstones with
+    /// the top bit set. For kernels that want the slice itself.
+    ///
+    /// # Panics
+    /// If `v >= vertex_count()`.
+    pub fn out_slots(&self, v: VertexId) -> &[u32] {
+        self.out_list(v).ids()
+    }
+
+    /// Whether `src -> dst` is a live edge (`O(log d)`).
+    pub fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
+        if src as usize >= self.vertex_count {
+            return false;
+        }
+        let list = self.out_list(src);
+        let ids = list.ids();
+        list.equal_range(dst).any(|pos| ids[pos] & TOMBSTONE == 0)
+    }
+
+    /// Whether `v` was deleted with [`CsrPP::delete_vertex`] and has not
+    /// been touched by an edge since.
+    pub fn is_vertex_deleted(&self, v: VertexId) -> bool {
+        (v as usize) < self.vertex_count && self.out_list(v).is_vertex_deleted()
+    }
+
+    /// Number of vertices currently flagged deleted.
+    pub fn deleted_vertex_count(&self) -> u64 {
+        self.deleted_vertices
+    }
+
+    /// Grows the graph so `0..vertex_count` exist, adding whole segments at
+    /// the end; existing segments do not move.
+    pub(crate) fn grow_to(&mut self, vertex_count: usize) {
+        grow_segments(
+            &mut self.segments,
+            &mut self.vertex_count,
+            vertex_count,
+            &self.config,
+            &self.property_defaults,
+        );
+    }
+
+    /// Refuses ids past the vertex limit, then grows the graph to hold them.
+    fn admit(&mut self, ids: impl IntoIterator<Item = VertexId>) -> Result<()> {
+        let max = ids.into_iter().max();
+        check_limit(self.config.vertex_limit, max)?;
+        if let Some(max) = max {
+            self.grow_to(max as usize + 1);
+        }
+        Ok(())
+    }
+
+    fn insert_one(&mut self, src: VertexId, dst: VertexId, weight: Weight) -> Result<bool> {
+        self.admit([src, dst])?;
+        let (s, i) = self.locate(src);
+        let (t, j) = self.locate(dst);
+        let editor = Editor {
+            allocator: &self.allocator,
+            delete_mode: self.config.delete_mode,
+        };
+        let data = self.segments[s].get_mut();
+        // SAFETY: the list lives in this store, whose allocator `editor` holds.
+        let added = unsafe { editor.insert(&mut data.out[i], dst, weight, self.config.semantics) };
+        if !added {
+            return Ok(false);
+        }
+        data.live_edges += 1;
+        let mut undeleted = u64::from(data.undelete(i));
+        self.edge_count += 1;
+        let target = self.segments[t].get_mut();
+        undeleted += u64::from(target.undelete(j));
+        if self.config.reverse_edges {
+            // SAFETY: as above.
+            unsafe { editor.insert(&mut target.incoming[j], src, 0.0, Semantics::Multigraph) };
+        }
+        self.deleted_vertices -= undeleted;
+        Ok(true)
+    }
+
+    fn delete_one(&mut self, src: VertexId, dst: VertexId) -> bool {
+        if src as usize >= self.vertex_count || dst as usize >= self.vertex_count {
+            return false;
+        }
+        let (s, i) = self.locate(src);
+        let (t, j) = self.locate(dst);
+        let editor = Editor {
+            allocator: &self.allocator,
+            delete_mode: self.config.delete_mode,
+        };
+        let data = self.segments[s].get_mut();
+        // SAFETY: the list lives in this store, whose allocator `editor` holds.
+        if !unsafe { editor.delete_one(&mut data.out[i], dst) } {
+            return false;
+        }
+        data.live_edges -= 1;
+        self.edge_count -= 1;
+        if self.config.reverse_edges {
+            let target = self.segments[t].get_mut();
+            // SAFETY: as above.
+            let found = unsafe { editor.delete_one(&mut target.incoming[j], src) };
+            debug_assert!(found, "in-list of {dst} lacks {src}");
+        }
+        true
+    }
+
+    /// Deletes vertex `v`: removes its out-edges and every edge into it and
+    /// flags it deleted (it keeps its id; `vertex_count` does not shrink).
+    /// Returns the number of edges removed. Inserting an edge that touches
+    /// it later clears the flag.
+    ///
+    /// Costs `O(d_out + Σ in-neighbour degrees)` with reverse edges; without
+    /// them, finding the in-edges scans every vertex (in parallel).
+    ///
+    /// # Errors
+    /// [`Error::VertexOutOfRange`] if `v >= vertex_count()`.
+    pub fn delete_vertex(&mut self, v: VertexId) -> Result<u64> {
+        if v as usize >= self.vertex_count {
+            return Err(Error::VertexOutOfRange {
+                vertex: v.into(),
+                vertex_count: self.vertex_count as u64,
+            });
+        }
+        let mut edges: Vec<Edge> = self.out_neighbors(v).map(|d| Edge::new(v, d)).collect();
+        if self.config.reverse_edges {
+            edges.extend(
+                self.in_neighbors(v)
+                    .filter(|&u| u != v)
+                    .map(|u| Edge::new(u, v)),
+            );
+        } else {
+            let sources: Vec<VertexId> = (0..self.vertex_count as VertexId)
+                .into_par_iter()
+                .filter(|&u| u != v)
+                .flat_map_iter(|u| {
+                    let count = self.out_neighbors(u).filter(|&d| d == v).count();
+                    std::iter::repeat_n(u, count)
+                })
+                .collect();
+            edges.extend(sources.into_iter().map(|u| Edge::new(u, v)));
+        }
+        let mut removed = 0;
+        for edge in edges {
+            removed += u64::from(self.delete_one(edge.src, edge.dst));
+        }
+        let (s, i) = self.locate(v);
+        let data = self.segments[s].get_mut();
+        if !data.out[i].is_vertex_deleted() {
+            data.out[i].set_vertex_deleted(true);
+            data.deleted_vertices += 1;
+            self.deleted_vertices += 1;
+        }
+        Ok(removed)
+    }
+
+    /// Reclaims the slots of logically deleted edges, segment by segment in
+    /// parallel; returns the slots reclaimed. A no-op under
+    /// [`crate::DeleteMode::Physical`].
+    pub fn compact(&mut self) -> u64 {
+        let editor = Editor {
+            allocator: &self.allocator,
+            delete_mode: self.config.delete_mode,
+        };
+        self.segments
+            .par_iter_mut()
+            .map(|segment| {
+                let data = segment.get_mut();
+                let mut scratch = (Vec::new(), Vec::new());
+                let mut reclaimed = 0u64;
+                for list in data.out.iter_mut().chain(data.incoming.iter_mut()) {
+                    // SAFETY: the list lives in this store, whose allocator
+                    // `editor` holds.
+                    reclaimed +=
+                        unsafe { editor.compact(list, &mut scratch.0, &mut scratch.1) } as u64;
+                }
+                reclaimed
+            })
+            .sum()
+    }
+
+    /// Slots holding logically deleted edges (out- and in-lists), waiting
+    /// for [`CsrPP::compact`].
+    pub fn tombstone_count(&self) -> u64 {
+        (0..self.segments.len())
+            .into_par_iter()
+            .map(|s| {
+                let data = self.segment(s);
+                data.out
+                    .iter()
+                    .chain(data.incoming.iter())
+                    .map(|l| l.tombstones() as u64)
+                    .sum::<u64>()
+            })
+            .sum()
+    }
+
+    /// Heap bytes: the segment directory, the vertex entries, property
+    /// columns, and the edge arrays as the allocator holds them (rounded to
+    /// their size class in the arena; the arena's unused chunk space is in
+    /// [`CsrPP::arena_reserved_bytes`]).
+    pub fn memory_bytes(&self) -> usize {
+        let directory = self.segments.capacity() * std::mem::size_of::<Box<Segment>>();
+        let per_segment: usize = (0..self.segments.len())
+            .into_par_iter()
+            .map(|s| {
+                let data = self.segment(s);
+                std::mem::size_of::<Segment>()
+                    + (data.out.len() + data.incoming.len()) * std::mem::size_of::<AdjList>()
+                    + data.properties.len() * data.out.len() * std::mem::size_of::<f64>()
+                    + data.block_footprint(&self.allocator)
+            })
+            .sum();
+        directory + per_segment
+    }
+
+    /// Bytes the arena has taken from the system for small edge arrays
+    /// (0 with the system allocator).
+    pub fn arena_reserved_bytes(&self) -> usize {
+        self.allocator.reserved_bytes()
+    }
+
+    /// Adds a vertex property column (an `f64` per vertex, stored per
+    /// segment beside the entries), every vertex starting at `default`.
+    pub fn add_vertex_property(&mut self, default: f64) -> VertexPropertyId {
+        self.property_defaults.push(default);
+        let size = self.segment_size();
+        for segment in &mut self.segments {
+            segment
+                .get_mut()
+                .properties
+                .push(vec![default; size].into_boxed_slice());
+        }
+        VertexPropertyId(self.property_defaults.len() - 1)
+    }
+
+    /// The value of property `property` at vertex `v`.
+    ///
+    /// # Panics
+    /// If `v >= vertex_count()` or `property` belongs to another store.
+    pub fn vertex_property(&self, property: VertexPropertyId, v: VertexId) -> f64 {
+        self.check_vertex(v);
+        let (s, i) = self.locate(v);
+        self.segment(s).properties[property.0][i]
+    }
+
+    /// Sets property `property` of vertex `v`.
+    ///
+    /// # Errors
+    /// [`Error::VertexOutOfRange`] if `v >= vertex_count()`;
+    /// [`Error::InvalidArgument`] for a property of another store.
+    pub fn set_vertex_property(
+        &mut self,
+        property: VertexPropertyId,
+        v: VertexId,
+        value: f64,
+    ) -> Result<()> {
+        if v as usize >= self.vertex_count {
+            return Err(Error::VertexOutOfRange {
+                vertex: v.into(),
+                vertex_count: self.vertex_count as u64,
+            });
+        }
+        if property.0 >= self.property_defaults.len() {
+            return Err(Error::InvalidArgument(format!(
+                "vertex property {} does not exist",
+                property.0
+            )));
+        }
+        let (s, i) = self.locate(v);
+        self.segments[s].get_mut().properties[property.0][i] = value;
+        Ok(())
+    }
+
+    /// Every live edge `(src, dst, weight)`, sorted by source then target,
+    /// gathered in parallel.
+    pub fn edges(&self) -> Vec<WeightedEdge> {
+        (0..self.vertex_count as VertexId)
+            .into_par_iter()
+            .flat_map_iter(|v| {
+                self.out_neighbors_weighted(v)
+                    .map(move |(d, w)| WeightedEdge::new(v, d, w))
+            })
+            .collect()
+    }
+}
+
+/// Appends segments until `vertex_count` vertices exist.
+#[allow(
+    clippy::vec_box,
+    reason = "the directory holds pointers: growing it never moves a segment, as in the paper's indirection layer"
+)]
+pub(crate) fn grow_segments(
+    segments: &mut Vec<Box<Segment>>,
+    current: &mut usize,
+    vertex_count: usize,
+    config: &CsrPPConfig,
+    property_defaults: &[f64],
+) {
+    if vertex_count <= *current {
+        return;
+    }
+    let size = config.segment_size;
+    let needed = vertex_count.div_ceil(size);
+    while segments.len() < needed {
+        segments.push(Box::new(Segment::new(SegmentData::new(
+            size,
+            config.weighted,
+            config.reverse_edges,
+            property_defaults,
+        ))));
+    }
+    *current = vertex_count;
+}
+
+impl Drop for CsrPP {
+    fn drop(&mut self) {
+        let allocator = &self.allocator;
+        self.segments.par_iter_mut().for_each(|segment| {
+            // SAFETY: every list of this store owns a block of
+            // `self.allocator` (invariant I); the store is going away.
+            unsafe { segment.get_mut().release_on_drop(allocator) };
+        });
+    }
+}
+
+impl Clone for CsrPP {
+    /// A deep copy in parallel (Sahu's Algorithm 6): segments are copied
+    /// concurrently, each vertex's array into a fresh one of the same
+    /// capacity from a new allocator of the same kind (so the same arena
+    /// size classes).
+    fn clone(&self) -> Self {
+        let allocator = EdgeAllocator::new(self.allocator.kind());
+        let segments = (0..self.segments.len())
+            .into_par_iter()
+            .map(|s| Box::new(Segment::new(self.segment(s).clone_in(&allocator))))
+            .collect();
+        Self {
+            config: self.config.clone(),
+            shift: self.shift,
+            segments,
+            vertex_count: self.vertex_count,
+            edge_count: self.edge_count,
+            deleted_vertices: self.deleted_vertices,
+            property_defaults: self.property_defaults.clone(),
+            keys: self.keys.clone(),
+            allocator,
+        }
+    }
+}
+
+impl Graph for CsrPP {
+    #[inline]
+    fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    #[inline]
+    fn edge_count(&self) -> u64 {
+        self.edge_count
+    }
+
+    fn semantics(&self) -> Semantics {
+        self.config.semantics
+    }
+}
+
+impl OutNeighbors for CsrPP {
+    type OutNeighbors<'a> = Neighbors<'a>;
+
+    #[inline]
+    fn out_degree(&self, v: VertexId) -> u64 {
+        self.out_list(v).live_len() as u64
+    }
+
+    #[inline]
+    fn out_neighbors(&self, v: VertexId) -> Neighbors<'_> {
+        let list = self.out_list(v);
+        Neighbors::new(list.ids(), list.tombstones() > 0)
+    }
+}
+
+impl InNeighbors for CsrPP {
+    type InNeighbors<'a> = Neighbors<'a>;
+
+    fn has_in_edges(&self) -> bool {
+        self.config.reverse_edges
+    }
+
+    #[inline]
+    fn in_degree(&self, v: VertexId) -> u64 {
+        self.in_list(v).map_or(0, |l| l.live_len() as u64)
+    }
+
+    #[inline]
+    fn in_neighbors(&self, v: VertexId) -> Neighbors<'_> {
+        match self.in_list(v) {
+            Some(list) => Neighbors::new(list.ids(), list.tombstones() > 0),
+            None => Neighbors::new(&[], false),
+        }
+    }
+}
+
+impl WeightedOutNeighbors for CsrPP {
+    type WeightedOutNeighbors<'a> = WeightedNeighbors<'a>;
+
+    fn has_weights(&self) -> bool {
+        self.config.weighted
+    }
+
+    #[inline]
+    fn out_neighbors_weighted(&self, v: VertexId) -> WeightedNeighbors<'_> {
+        let list = self.out_list(v);
+        WeightedNeighbors::new(list.ids(), list.weights())
+    }
+}
+
+impl GraphUpdate for CsrPP {
+    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
+        self.insert_one(src, dst, 1.0)
+    }
+
+    fn insert_weighted_edge(
+        &mut self,
+        src: VertexId,
+        dst: VertexId,
+        weight: Weight,
+    ) -> Result<bool> {
+        self.insert_one(src, dst, weight)
+    }
+
+    fn delete_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
+        Ok(self.delete_one(src, dst))
+    }
+
+    fn insert_edges(&mut self, edges: &[Edge]) -> Result<UpdateReport> {
+        self.admit(edges.iter().flat_map(|e| [e.src, e.dst]))?;
+        let batch: Vec<(VertexId, VertexId, Weight)> =
+            edges.par_iter().map(|e| (e.src, e.dst, 1.0)).collect();
+        Ok(self.insert_batch(batch, false))
+    }
+
+    fn insert_weighted_edges(&mut self, edges: &[WeightedEdge]) -> Result<UpdateReport> {
+        self.admit(edges.iter().flat_map(|e| [e.src, e.dst]))?;
+        let batch: Vec<(VertexId, VertexId, Weight)> =
+            edges.par_iter().map(|e| (e.src, e.dst, e.weight)).collect();
+        Ok(self.insert_batch(batch, false))
+    }
+
+    fn delete_edges(&mut self, edges: &[Edge]) -> Result<UpdateReport> {
+        let removed = self.delete_batch(edges.to_vec(), false);
+        Ok(UpdateReport {
+            edges_added: 0,
+            edges_removed: removed,
+        })
+    }
+
+    fn add_vertices(&mut self, count: usize) -> Result<Range<VertexId>> {
+        let start = self.vertex_count;
+        let end = start + count;
+        if end > self.config.vertex_limit {
+            return Err(Error::VertexLimit {
+                vertex: end as u64 - 1,
+                needed: end as u64,
+                limit: self.config.vertex_limit as u64,
+            });
+        }
+        self.grow_to(end);
+        Ok(start as VertexId..end as VertexId)
+    }
+
+    fn vertex_limit(&self) -> usize {
+        self.config.vertex_limit
+    }
+}

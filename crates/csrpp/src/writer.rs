@@ -1,0 +1,327 @@
+//! Concurrent single-edge updates: the update phase of a [`CsrPP`].
+
+use crate::alloc::EdgeAllocator;
+use crate::config::CsrPPConfig;
+use crate::segment::{Editor, Segment, SegmentData};
+use crate::store::{CsrPP, VertexPropertyId, grow_segments};
+use dyngraph_core::{Error, Result, Semantics, VertexId, Weight, check_limit};
+use parking_lot::{MutexGuard, RwLock, RwLockReadGuard};
+
+/// The segment directory while a writer is alive: the only part of the
+/// store that changes shape (when an update names a new vertex).
+struct Directory<'a> {
+    #[allow(
+        clippy::vec_box,
+        reason = "the directory holds pointers: growing it never moves a segment, as in the paper's indirection layer"
+    )]
+    segments: &'a mut Vec<Box<Segment>>,
+    vertex_count: &'a mut usize,
+}
+
+/// A handle for updating a [`CsrPP`] from many threads at once.
+///
+/// Obtained with [`CsrPP::concurrent_writer`], which borrows the store
+/// mutably: while a writer lives, nothing can read the store, and dropping
+/// the writer ends the update phase (it then publishes the new edge count).
+/// This is the paper's "scans do not run concurrently with updates",
+/// enforced by the borrow checker rather than by convention:
+///
+/// ```compile_fail
+/// use dyngraph_core::Graph;
+/// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+/// let mut graph = CsrPP::new(CsrPPConfig::default()).unwrap();
+/// let writer = graph.concurrent_writer();
+/// writer.insert_edge(0, 1).unwrap();
+/// let _ = graph.edge_count(); // error: `graph` is borrowed by `writer`
+/// writer.insert_edge(1, 2).unwrap();
+/// ```
+///
+/// # Cost model
+/// An update takes the directory's read lock (shared; the write lock only
+/// when the graph must grow), then the source segment's mutex, and does
+/// the serial edit (`O(log d + d)`). With reverse edges it takes the source
+/// and target segments' mutexes in index order (no deadlock) and edits both
+/// lists under them, so an edge and its reverse entry change atomically.
+/// Threads updating different segments never wait for each other.
+///
+/// ```
+/// use dyngraph_core::{Graph, OutNeighbors};
+/// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+///
+/// let mut graph = CsrPP::new(CsrPPConfig::default())?;
+/// {
+///     let writer = graph.concurrent_writer();
+///     std::thread::scope(|scope| {
+///         for t in 0..4u32 {
+///             let writer = &writer;
+///             scope.spawn(move || {
+///                 for i in 0..100 {
+///                     writer.insert_edge(t, i).unwrap();
+///                 }
+///             });
+///         }
+///     });
+/// } // the writer is dropped: scans may start
+/// assert_eq!(graph.edge_count(), 400);
+/// assert_eq!(graph.out_degree(3), 100);
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
+pub struct ConcurrentWriter<'a> {
+    directory: RwLock<Directory<'a>>,
+    config: &'a CsrPPConfig,
+    allocator: &'a EdgeAllocator,
+    property_defaults: &'a [f64],
+    edge_count: &'a mut u64,
+    deleted_vertices: &'a mut u64,
+    shift: u32,
+    /// Whether any vertex was flagged deleted when the writer started; if
+    /// not, inserts need not visit the target's segment to clear a flag.
+    any_deleted: bool,
+}
+
+impl std::fmt::Debug for ConcurrentWriter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConcurrentWriter")
+            .field("config", self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The locks an update holds: the source segment's and, when different,
+/// the target segment's.
+struct Locked<'g> {
+    source: MutexGuard<'g, SegmentData>,
+    target: Option<MutexGuard<'g, SegmentData>>,
+}
+
+impl Locked<'_> {
+    fn target(&mut self) -> &mut SegmentData {
+        match &mut self.target {
+            Some(target) => target,
+            None => &mut self.source,
+        }
+    }
+}
+
+impl CsrPP {
+    /// Starts an update phase in which many threads may insert and delete
+    /// edges at once (see [`ConcurrentWriter`]).
+    pub fn concurrent_writer(&mut self) -> ConcurrentWriter<'_> {
+        ConcurrentWriter {
+            any_deleted: self.deleted_vertices > 0,
+            directory: RwLock::new(Directory {
+                segments: &mut self.segments,
+                vertex_count: &mut self.vertex_count,
+            }),
+            config: &self.config,
+            allocator: &self.allocator,
+            property_defaults: &self.property_defaults,
+            edge_count: &mut self.edge_count,
+            deleted_vertices: &mut self.deleted_vertices,
+            shift: self.shift,
+        }
+    }
+}
+
+impl<'a> ConcurrentWriter<'a> {
+    fn locate(&self, v: VertexId) -> (usize, usize) {
+        let v = v as usize;
+        (v >> self.shift, v & ((1 << self.shift) - 1))
+    }
+
+    fn editor(&self) -> Editor<'a> {
+        Editor {
+            allocator: self.allocator,
+            delete_mode: self.config.delete_mode,
+        }
+    }
+
+    /// The directory, grown first if it has fewer than `needed` vertices.
+    fn directory_with(&self, needed: usize) -> RwLockReadGuard<'_, Directory<'a>> {
+        {
+            let directory = self.directory.read();
+            if *directory.vertex_count >= needed {
+                return directory;
+            }
+        }
+        {
+            let mut directory = self.directory.write();
+            let Directory {
+                segments,
+                vertex_count,
+            } = &mut *directory;
+            grow_segments(
+                segments,
+                vertex_count,
+                needed,
+                self.config,
+                self.property_defaults,
+            );
+        }
+        self.directory.read()
+    }
+
+    /// Locks the segments of `s` and `t` in index order.
+    fn lock_pair<'g>(directory: &'g Directory<'a>, s: usize, t: usize) -> Locked<'g> {
+        let segments = &directory.segments;
+        if s == t {
+            Locked {
+                source: segments[s].lock(),
+                target: None,
+            }
+        } else if s < t {
+            let source = segments[s].lock();
+            let target = segments[t].lock();
+            Locked {
+                source,
+                target: Some(target),
+            }
+        } else {
+            let target = segments[t].lock();
+            let source = segments[s].lock();
+            Locked {
+                source,
+                target: Some(target),
+            }
+        }
+    }
+
+    /// Inserts `src -> dst` (weight 1.0 on a weighted store); `Ok(true)` if
+    /// an edge was added. Semantics as [`dyngraph_core::GraphUpdate::insert_edge`].
+    ///
+    /// # Errors
+    /// [`Error::VertexLimit`] for an id past the store's limit (nothing
+    /// changes).
+    pub fn insert_edge(&self, src: VertexId, dst: VertexId) -> Result<bool> {
+        self.insert_weighted_edge(src, dst, 1.0)
+    }
+
+    /// Inserts `src -> dst` with `weight` (dropped on an unweighted store).
+    ///
+    /// # Errors
+    /// As [`ConcurrentWriter::insert_edge`].
+    pub fn insert_weighted_edge(
+        &self,
+        src: VertexId,
+        dst: VertexId,
+        weight: Weight,
+    ) -> Result<bool> {
+        check_limit(self.config.vertex_limit, [src, dst])?;
+        let directory = self.directory_with(src.max(dst) as usize + 1);
+        let (s, i) = self.locate(src);
+        let (t, j) = self.locate(dst);
+        let editor = self.editor();
+        let semantics = self.config.semantics;
+        if self.config.reverse_edges {
+            let mut locked = Self::lock_pair(&directory, s, t);
+            let source = &mut *locked.source;
+            // SAFETY: the list lives in this writer's store, whose
+            // allocator `editor` holds; the segment's lock is held.
+            if !unsafe { editor.insert(&mut source.out[i], dst, weight, semantics) } {
+                return Ok(false);
+            }
+            source.live_edges += 1;
+            source.undelete(i);
+            let target = locked.target();
+            // SAFETY: as above, under the target segment's lock.
+            unsafe { editor.insert(&mut target.incoming[j], src, 0.0, Semantics::Multigraph) };
+            target.undelete(j);
+        } else {
+            {
+                let mut source = directory.segments[s].lock();
+                // SAFETY: as above.
+                if !unsafe { editor.insert(&mut source.out[i], dst, weight, semantics) } {
+                    return Ok(false);
+                }
+                source.live_edges += 1;
+                source.undelete(i);
+            }
+            if self.any_deleted {
+                directory.segments[t].lock().undelete(j);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Deletes one occurrence (the oldest) of `src -> dst`; `Ok(true)` if
+    /// one was removed. Ids outside the graph remove nothing.
+    ///
+    /// # Errors
+    /// None today; the `Result` matches [`dyngraph_core::GraphUpdate`].
+    pub fn delete_edge(&self, src: VertexId, dst: VertexId) -> Result<bool> {
+        let directory = self.directory.read();
+        let vertex_count = *directory.vertex_count;
+        if src as usize >= vertex_count || dst as usize >= vertex_count {
+            return Ok(false);
+        }
+        let (s, i) = self.locate(src);
+        let (t, j) = self.locate(dst);
+        let editor = self.editor();
+        if self.config.reverse_edges {
+            let mut locked = Self::lock_pair(&directory, s, t);
+            let source = &mut *locked.source;
+            // SAFETY: the list lives in this writer's store, whose
+            // allocator `editor` holds; the segment's lock is held.
+            if !unsafe { editor.delete_one(&mut source.out[i], dst) } {
+                return Ok(false);
+            }
+            source.live_edges -= 1;
+            let target = locked.target();
+            // SAFETY: as above, under the target segment's lock.
+            let found = unsafe { editor.delete_one(&mut target.incoming[j], src) };
+            debug_assert!(found, "in-list of {dst} lacks {src}");
+        } else {
+            let mut source = directory.segments[s].lock();
+            // SAFETY: as above.
+            if !unsafe { editor.delete_one(&mut source.out[i], dst) } {
+                return Ok(false);
+            }
+            source.live_edges -= 1;
+        }
+        Ok(true)
+    }
+
+    /// Sets a vertex property under the vertex's segment lock.
+    ///
+    /// # Errors
+    /// [`Error::VertexOutOfRange`] for a vertex outside the graph,
+    /// [`Error::InvalidArgument`] for a property of another store.
+    pub fn set_vertex_property(
+        &self,
+        property: VertexPropertyId,
+        v: VertexId,
+        value: f64,
+    ) -> Result<()> {
+        let directory = self.directory.read();
+        if v as usize >= *directory.vertex_count {
+            return Err(Error::VertexOutOfRange {
+                vertex: v.into(),
+                vertex_count: *directory.vertex_count as u64,
+            });
+        }
+        if property.0 >= self.property_defaults.len() {
+            return Err(Error::InvalidArgument(format!(
+                "vertex property {} does not exist",
+                property.0
+            )));
+        }
+        let (s, i) = self.locate(v);
+        directory.segments[s].lock().properties[property.0][i] = value;
+        Ok(())
+    }
+}
+
+impl Drop for ConcurrentWriter<'_> {
+    /// Ends the update phase: the per-segment counters become the store's.
+    fn drop(&mut self) {
+        let directory = self.directory.get_mut();
+        let (mut edges, mut deleted) = (0, 0);
+        for segment in directory.segments.iter_mut() {
+            let data = segment.get_mut();
+            edges += data.live_edges;
+            deleted += data.deleted_vertices;
+        }
+        *self.edge_count = edges;
+        *self.deleted_vertices = deleted;
+    }
+}
