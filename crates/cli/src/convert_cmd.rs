@@ -24,6 +24,10 @@ pub(crate) fn run(args: ConvertArgs) -> Result<ExitCode> {
     })?;
     let stream = load_edge_stream(&args.input, &LoadOptions::default())?;
     write_edges(&args.output, &stream, format)?;
-    println!("wrote {} edges to {} ({format})", stream.len(), args.output.display());
+    println!(
+        "wrote {} edges to {} ({format})",
+        stream.len(),
+        args.output.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

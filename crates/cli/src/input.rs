@@ -14,5 +14,10 @@ pub(crate) fn read_stream(path: &Path, options: &LoadOptions) -> Result<Stream> 
         EdgeValues::Weights(weights) => (None, Some(weights)),
         EdgeValues::Timestamps(timestamps) => (Some(timestamps), None),
     };
-    Ok(Stream { src, dst, timestamps, weights })
+    Ok(Stream {
+        src,
+        dst,
+        timestamps,
+        weights,
+    })
 }

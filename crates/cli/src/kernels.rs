@@ -68,9 +68,15 @@ pub(crate) fn options_for(kernel: KernelName, source: VertexId) -> KernelOptions
 pub(crate) fn csr_of<G: WeightedOutNeighbors>(graph: &G) -> Result<Csr> {
     let mut edges = Vec::with_capacity(graph.edge_count() as usize);
     for v in 0..graph.vertex_count() as VertexId {
-        edges.extend(graph.out_neighbors_weighted(v).map(|(d, w)| WeightedEdge::new(v, d, w)));
+        edges.extend(
+            graph
+                .out_neighbors_weighted(v)
+                .map(|(d, w)| WeightedEdge::new(v, d, w)),
+        );
     }
-    let options = CsrOptions::default().transpose(true).vertex_count(graph.vertex_count());
+    let options = CsrOptions::default()
+        .transpose(true)
+        .vertex_count(graph.vertex_count());
     let csr = if graph.has_weights() {
         Csr::from_weighted_edges(&edges, options)
     } else {
@@ -83,7 +89,9 @@ pub(crate) fn csr_of<G: WeightedOutNeighbors>(graph: &G) -> Result<Csr> {
 /// Runs `kernel` twice and keeps the faster time: the first run of a
 /// checkpoint pays for cold caches, which would otherwise land on whichever
 /// side runs first.
-fn best_of_two<T>(mut kernel: impl FnMut() -> dyngraph_core::Result<T>) -> dyngraph_core::Result<(T, f64)> {
+fn best_of_two<T>(
+    mut kernel: impl FnMut() -> dyngraph_core::Result<T>,
+) -> dyngraph_core::Result<(T, f64)> {
     let timer = Instant::now();
     kernel()?;
     let first = timer.elapsed().as_secs_f64();
@@ -117,8 +125,21 @@ pub(crate) struct KernelCheckpoints {
 }
 
 impl KernelCheckpoints {
-    pub(crate) fn new(kernels: Vec<KernelArg>, every: Option<usize>, verify: bool, source: VertexId) -> Self {
-        Self { kernels, every, verify, source, latest: BTreeMap::new(), timeline: Vec::new(), failures: Vec::new() }
+    pub(crate) fn new(
+        kernels: Vec<KernelArg>,
+        every: Option<usize>,
+        verify: bool,
+        source: VertexId,
+    ) -> Self {
+        Self {
+            kernels,
+            every,
+            verify,
+            source,
+            latest: BTreeMap::new(),
+            timeline: Vec::new(),
+            failures: Vec::new(),
+        }
     }
 
     fn run_all<S: ReplayStore>(&mut self, store: &S, batch: usize) -> Result<()> {
@@ -136,15 +157,33 @@ impl KernelCheckpoints {
             let verified = if self.verify {
                 let result = dyngraph_kernels::verify(&snapshot, &output);
                 if let Err(error) = &result {
-                    self.failures.push(format!("{} after batch {batch}: {error}", kernel.name()));
+                    self.failures
+                        .push(format!("{} after batch {batch}: {error}", kernel.name()));
                 }
                 Some(result.is_ok())
             } else {
                 None
             };
-            let ratio = if csr_seconds > 0.0 { seconds / csr_seconds } else { f64::NAN };
-            self.latest.insert(kernel.name().to_string(), KernelSummary { seconds, csr_seconds, ratio, verified });
-            self.timeline.push(KernelPoint { batch, kernel: kernel.name().to_string(), seconds, csr_seconds });
+            let ratio = if csr_seconds > 0.0 {
+                seconds / csr_seconds
+            } else {
+                f64::NAN
+            };
+            self.latest.insert(
+                kernel.name().to_string(),
+                KernelSummary {
+                    seconds,
+                    csr_seconds,
+                    ratio,
+                    verified,
+                },
+            );
+            self.timeline.push(KernelPoint {
+                batch,
+                kernel: kernel.name().to_string(),
+                seconds,
+                csr_seconds,
+            });
         }
         Ok(())
     }
@@ -156,6 +195,10 @@ impl<S: ReplayStore> BatchObserver<S> for KernelCheckpoints {
             return Ok(());
         }
         let due = self.every.is_some_and(|every| (batch + 1) % every == 0);
-        if due || last { self.run_all(store, batch) } else { Ok(()) }
+        if due || last {
+            self.run_all(store, batch)
+        } else {
+            Ok(())
+        }
     }
 }

@@ -49,7 +49,11 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         edges: csr.edge_count(),
         read_seconds,
         build_seconds,
-        edges_per_second: if total > 0.0 { csr.edge_count() as f64 / total } else { 0.0 },
+        edges_per_second: if total > 0.0 {
+            csr.edge_count() as f64 / total
+        } else {
+            0.0
+        },
         bytes: csr.memory_bytes() as u64,
     };
     let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
@@ -57,10 +61,17 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         println!("file            {}", report.path.display());
         println!("vertices        {}", report.vertices);
         println!("edges           {}", report.edges);
-        println!("read            {:.4} s ({threads} threads)", report.read_seconds);
+        println!(
+            "read            {:.4} s ({threads} threads)",
+            report.read_seconds
+        );
         println!("csr build       {:.4} s", report.build_seconds);
         println!("edges/s         {:.0}", report.edges_per_second);
-        println!("csr bytes       {} ({:.2} per edge)", report.bytes, report.bytes as f64 / report.edges.max(1) as f64);
+        println!(
+            "csr bytes       {} ({:.2} per edge)",
+            report.bytes,
+            report.bytes as f64 / report.edges.max(1) as f64
+        );
     }
     if let Some(path) = &args.json {
         crate::report::write_json(&report, path)?;

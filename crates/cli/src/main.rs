@@ -56,7 +56,9 @@ enum Command {
 }
 
 fn parse_percent(text: &str) -> Result<f64, String> {
-    let value: f64 = text.parse().map_err(|_| format!("'{text}' is not a number"))?;
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
     if !(0.0..=100.0).contains(&value) {
         return Err(format!("{value} is not a percentage between 0 and 100"));
     }

@@ -38,7 +38,11 @@ impl std::str::FromStr for Window {
                  or a number of edges (e.g. 5000edges)"
             )
         })?;
-        Ok(if edges { Window::Edges(value) } else { Window::Time(value) })
+        Ok(if edges {
+            Window::Edges(value)
+        } else {
+            Window::Time(value)
+        })
     }
 }
 
@@ -126,14 +130,23 @@ struct WindowState {
 
 impl WindowState {
     fn new(window: Window, semantics: Semantics, len: usize) -> Self {
-        let effective = (semantics == Semantics::Simple).then(|| (vec![false; len], HashSet::new()));
-        Self { window, cursor: 0, newest: 0, effective }
+        let effective =
+            (semantics == Semantics::Simple).then(|| (vec![false; len], HashSet::new()));
+        Self {
+            window,
+            cursor: 0,
+            newest: 0,
+            effective,
+        }
     }
 
     /// Notes arrivals `range` as inserted.
     fn arrive(&mut self, stream: &Stream, range: std::ops::Range<usize>) {
         if let Some(timestamps) = &stream.timestamps {
-            self.newest = range.clone().map(|i| timestamps[i]).fold(self.newest, u64::max);
+            self.newest = range
+                .clone()
+                .map(|i| timestamps[i])
+                .fold(self.newest, u64::max);
         }
         if let Some((effective, present)) = &mut self.effective {
             for i in range {
@@ -191,7 +204,9 @@ pub(crate) fn replay<S: ReplayStore>(
     let len = stream.len();
     let base_len = ((len as f64) * config.base_pct / 100.0).floor() as usize;
     let batch = config.batch.max(1);
-    let mut window = config.window.map(|w| WindowState::new(w, config.semantics, len));
+    let mut window = config
+        .window
+        .map(|w| WindowState::new(w, config.semantics, len));
 
     let base: Vec<_> = (0..base_len).map(|i| stream.weighted_edge(i)).collect();
     let started = Instant::now();
@@ -232,7 +247,11 @@ pub(crate) fn replay<S: ReplayStore>(
             plain = batch_edges.iter().map(|e| e.edge()).collect();
             store.insert_edges(&plain)?.edges_added
         };
-        let removed = if expired.is_empty() { 0 } else { store.delete_edges(&expired)?.edges_removed };
+        let removed = if expired.is_empty() {
+            0
+        } else {
+            store.delete_edges(&expired)?.edges_removed
+        };
         store.end_batch()?;
         let seconds = timer.elapsed().as_secs_f64();
         edges_inserted += added;
@@ -266,7 +285,11 @@ pub(crate) fn replay<S: ReplayStore>(
         vertices: store.vertex_count() as u64,
         batch_count: records.len(),
         seconds,
-        meps: if seconds > 0.0 { updates / seconds / 1e6 } else { 0.0 },
+        meps: if seconds > 0.0 {
+            updates / seconds / 1e6
+        } else {
+            0.0
+        },
         latency_ms: latency(&records),
         memory_bytes,
         bytes_per_edge: memory_bytes as f64 / store.edge_count().max(1) as f64,
@@ -288,7 +311,10 @@ fn latency(records: &[BatchRecord]) -> Latency {
     let mut times: Vec<f64> = records.iter().map(|r| r.seconds * 1e3).collect();
     times.sort_by(f64::total_cmp);
     let rank = |p: f64| times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1];
-    Latency { p50: rank(0.50), p99: rank(0.99) }
+    Latency {
+        p50: rank(0.50),
+        p99: rank(0.99),
+    }
 }
 
 #[cfg(test)]
@@ -306,16 +332,42 @@ mod tests {
     fn run(stream: &Stream, config: ReplayConfig) -> StoreSummary {
         let store = CsrRebuild::new(config.semantics, false);
         let stop = AtomicBool::new(false);
-        replay(store, "csr-rebuild", stream, &config, &stop, &ProgressBar::hidden(), &mut Nothing).unwrap().0
+        replay(
+            store,
+            "csr-rebuild",
+            stream,
+            &config,
+            &stop,
+            &ProgressBar::hidden(),
+            &mut Nothing,
+        )
+        .unwrap()
+        .0
     }
 
     fn config(batch: usize, window: Option<Window>, semantics: Semantics) -> ReplayConfig {
-        ReplayConfig { base_pct: 20.0, batch, window, semantics }
+        ReplayConfig {
+            base_pct: 20.0,
+            batch,
+            window,
+            semantics,
+        }
     }
 
     fn stream() -> Stream {
         // 10 arrivals of 3 distinct edges, one per time unit.
-        let pairs = [(0, 1), (1, 2), (0, 1), (2, 0), (0, 1), (1, 2), (1, 2), (0, 1), (2, 0), (0, 1)];
+        let pairs = [
+            (0, 1),
+            (1, 2),
+            (0, 1),
+            (2, 0),
+            (0, 1),
+            (1, 2),
+            (1, 2),
+            (0, 1),
+            (2, 0),
+            (0, 1),
+        ];
         Stream {
             src: pairs.iter().map(|p| p.0).collect(),
             dst: pairs.iter().map(|p| p.1).collect(),
@@ -329,7 +381,12 @@ mod tests {
         assert_eq!("3600".parse::<Window>().unwrap(), Window::Time(3600));
         assert_eq!("50edges".parse::<Window>().unwrap(), Window::Edges(50));
         assert_eq!("50 edges".parse::<Window>().unwrap(), Window::Edges(50));
-        assert!("soon".parse::<Window>().unwrap_err().contains("not a window"));
+        assert!(
+            "soon"
+                .parse::<Window>()
+                .unwrap_err()
+                .contains("not a window")
+        );
     }
 
     #[test]
@@ -350,16 +407,25 @@ mod tests {
 
     #[test]
     fn edge_window_keeps_the_newest_arrivals() {
-        let summary = run(&stream(), config(1, Some(Window::Edges(4)), Semantics::Multigraph));
+        let summary = run(
+            &stream(),
+            config(1, Some(Window::Edges(4)), Semantics::Multigraph),
+        );
         assert_eq!(summary.edges, 4);
         assert_eq!(summary.edges_deleted, 6);
-        assert_eq!(summary.edges_inserted - summary.edges_deleted, summary.edges);
+        assert_eq!(
+            summary.edges_inserted - summary.edges_deleted,
+            summary.edges
+        );
     }
 
     #[test]
     fn time_window_deletes_what_is_older_than_the_span() {
         // After the last arrival (t = 9) with span 2, arrivals t = 7..=9 stay.
-        let summary = run(&stream(), config(1, Some(Window::Time(2)), Semantics::Multigraph));
+        let summary = run(
+            &stream(),
+            config(1, Some(Window::Time(2)), Semantics::Multigraph),
+        );
         assert_eq!(summary.edges, 3);
         assert_eq!(summary.edges_deleted, 7);
     }
@@ -371,16 +437,31 @@ mod tests {
         // edge deletes it when it leaves. Worked by hand: inserted are the
         // base (0,1), (1,2) and arrivals 3 (2,0), 6 (1,2), 7 (0,1), 8 (2,0);
         // deleted are (0,1), (1,2), (2,0) when arrivals 0, 1 and 3 leave.
-        let summary = run(&stream(), config(1, Some(Window::Edges(4)), Semantics::Simple));
-        assert_eq!((summary.edges_inserted, summary.edges_deleted, summary.edges), (6, 3, 3));
+        let summary = run(
+            &stream(),
+            config(1, Some(Window::Edges(4)), Semantics::Simple),
+        );
+        assert_eq!(
+            (summary.edges_inserted, summary.edges_deleted, summary.edges),
+            (6, 3, 3)
+        );
     }
 
     #[test]
     fn latency_percentiles_use_nearest_rank() {
         let records: Vec<BatchRecord> = (1..=100)
-            .map(|i| BatchRecord { batch: i, edges_inserted: 1, edges_deleted: 0, seconds: i as f64 / 1e3, edges: 0 })
+            .map(|i| BatchRecord {
+                batch: i,
+                edges_inserted: 1,
+                edges_deleted: 0,
+                seconds: i as f64 / 1e3,
+                edges: 0,
+            })
             .collect();
         let latency = latency(&records);
-        assert!((latency.p50 - 50.0).abs() < 1e-9 && (latency.p99 - 99.0).abs() < 1e-9, "{latency:?}");
+        assert!(
+            (latency.p50 - 50.0).abs() < 1e-9 && (latency.p99 - 99.0).abs() < 1e-9,
+            "{latency:?}"
+        );
     }
 }

@@ -1,14 +1,16 @@
 //! `dyngraph replay`.
 
 use crate::kernels::{KernelArg, KernelCheckpoints};
+use crate::replay::StoreSummary;
 use crate::replay::{self, ReplayConfig, Window};
 use crate::report::{self, InputSummary, Report};
-use crate::stores::{CsrRebuild, StoreKind};
-use crate::stream::Order;
+use crate::stores::{CsrRebuild, ReplayStore, StoreKind};
+use crate::stream::{Order, Stream};
 use crate::{BUNDLED_SAMPLE, STOP, install_threads, parse_percent, parse_positive};
 use anyhow::{Result, bail};
 use clap::Args;
 use dyngraph_core::Semantics;
+use dyngraph_csrpp::{CsrPP, CsrPPConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -83,12 +85,42 @@ pub(crate) struct ReplayArgs {
     plot: Option<PathBuf>,
 }
 
+/// What every store's replay shares.
+struct Context<'a> {
+    name: &'static str,
+    stream: &'a Stream,
+    config: &'a ReplayConfig,
+    progress: &'a ProgressBar,
+}
+
+impl Context<'_> {
+    fn replay<S: ReplayStore>(
+        &self,
+        store: S,
+        checkpoints: &mut KernelCheckpoints,
+    ) -> Result<StoreSummary> {
+        let (summary, _store) = replay::replay(
+            store,
+            self.name,
+            self.stream,
+            self.config,
+            &STOP,
+            self.progress,
+            checkpoints,
+        )?;
+        Ok(summary)
+    }
+}
+
 pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     let threads = install_threads(args.threads)?;
     if let Err(error) = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed)) {
         eprintln!("warning: Ctrl-C will not stop the replay cleanly: {error}");
     }
-    let path = args.file.clone().unwrap_or_else(|| PathBuf::from(BUNDLED_SAMPLE));
+    let path = args
+        .file
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(BUNDLED_SAMPLE));
     if args.file.is_none() && !path.exists() {
         bail!(
             "no FILE given and the bundled sample is not at {}: pass a file, e.g. `dyngraph replay CollegeMsg.txt`",
@@ -109,8 +141,17 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
             path.display()
         );
     }
-    let semantics = if args.simple { Semantics::Simple } else { Semantics::Multigraph };
-    let config = ReplayConfig { base_pct: args.base, batch: args.batch, window: args.window, semantics };
+    let semantics = if args.simple {
+        Semantics::Simple
+    } else {
+        Semantics::Multigraph
+    };
+    let config = ReplayConfig {
+        base_pct: args.base,
+        batch: args.batch,
+        window: args.window,
+        semantics,
+    };
 
     let mut summaries = Vec::new();
     let mut verification_failed = false;
@@ -126,18 +167,33 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
         }
         let progress = ProgressBar::new(stream.len() as u64);
         progress.set_style(
-            ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} edges {per_sec} eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{prefix:>12} [{bar:40}] {pos}/{len} edges {per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
         );
         progress.set_prefix(kind.name());
         let weighted = stream.weights.is_some();
         let source = stream.src.first().copied().unwrap_or(0);
-        let mut checkpoints = KernelCheckpoints::new(args.kernels.clone(), args.every, args.verify, source);
+        let mut checkpoints =
+            KernelCheckpoints::new(args.kernels.clone(), args.every, args.verify, source);
+        let context = Context {
+            name: kind.name(),
+            stream: &stream,
+            config: &config,
+            progress: &progress,
+        };
         let mut summary = match kind {
             StoreKind::CsrRebuild => {
-                let store = CsrRebuild::new(semantics, weighted);
-                replay::replay(store, kind.name(), &stream, &config, &STOP, &progress, &mut checkpoints)?.0
+                context.replay(CsrRebuild::new(semantics, weighted), &mut checkpoints)?
+            }
+            StoreKind::Csrpp => {
+                let store_config = CsrPPConfig::default()
+                    .semantics(semantics)
+                    .weighted(weighted)
+                    .reverse_edges(true);
+                context.replay(CsrPP::new(store_config)?, &mut checkpoints)?
             }
         };
         progress.finish_and_clear();
@@ -182,5 +238,9 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     if let Some(path) = &args.plot {
         report::write_plot(&report, path)?;
     }
-    Ok(if verification_failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if verification_failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -48,15 +48,32 @@ pub(crate) fn write_table(report: &Report, out: &mut impl Write) -> Result<()> {
         input.order,
         input.base_pct,
         input.batch,
-        input.window.as_ref().map_or(String::new(), |w| format!(", window {w}")),
+        input
+            .window
+            .as_ref()
+            .map_or(String::new(), |w| format!(", window {w}")),
         if input.undirected { ", undirected" } else { "" },
-        if input.simple { ", simple" } else { ", multigraph" },
+        if input.simple {
+            ", simple"
+        } else {
+            ", multigraph"
+        },
     )?;
     writeln!(out)?;
     writeln!(
         out,
         "{:<12} {:>11} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>10} {:>12} {:>8}",
-        "store", "base", "inserted", "deleted", "seconds", "Meps", "p50 ms", "p99 ms", "rebalances", "moved", "B/edge"
+        "store",
+        "base",
+        "inserted",
+        "deleted",
+        "seconds",
+        "Meps",
+        "p50 ms",
+        "p99 ms",
+        "rebalances",
+        "moved",
+        "B/edge"
     )?;
     for store in &report.stores {
         let base = match store.base {
@@ -77,7 +94,11 @@ pub(crate) fn write_table(report: &Report, out: &mut impl Write) -> Result<()> {
             optional(store.rebalances),
             optional(store.elements_moved),
             store.bytes_per_edge,
-            if store.interrupted { "  (interrupted)" } else { "" },
+            if store.interrupted {
+                "  (interrupted)"
+            } else {
+                ""
+            },
         )?;
     }
     let any_kernels = report.stores.iter().any(|s| !s.kernels.is_empty());
@@ -174,7 +195,9 @@ pub(crate) fn write_csv(report: &Report, path: &Path) -> Result<()> {
             elements_moved: store.elements_moved,
         })?;
     }
-    writer.flush().with_context(|| format!("cannot write {}", path.display()))?;
+    writer
+        .flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
 
@@ -195,22 +218,39 @@ pub(crate) fn write_plot(report: &Report, path: &Path) -> Result<()> {
                 .chunks(per_bucket)
                 .enumerate()
                 .map(|(i, chunk)| {
-                    let updates: u64 = chunk.iter().map(|r| r.edges_inserted + r.edges_deleted).sum();
+                    let updates: u64 = chunk
+                        .iter()
+                        .map(|r| r.edges_inserted + r.edges_deleted)
+                        .sum();
                     let seconds: f64 = chunk.iter().map(|r| r.seconds).sum();
-                    let progress = 100.0 * ((i + 1) * per_bucket).min(store.records.len()) as f64 / total;
-                    (progress, if seconds > 0.0 { updates as f64 / seconds / 1e6 } else { 0.0 })
+                    let progress =
+                        100.0 * ((i + 1) * per_bucket).min(store.records.len()) as f64 / total;
+                    (
+                        progress,
+                        if seconds > 0.0 {
+                            updates as f64 / seconds / 1e6
+                        } else {
+                            0.0
+                        },
+                    )
                 })
                 .collect();
             (store.store.clone(), points)
         })
         .collect();
-    let max_meps = series.iter().flat_map(|(_, p)| p.iter().map(|&(_, y)| y)).fold(0.0, f64::max);
+    let max_meps = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
+        .fold(0.0, f64::max);
 
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
     let draw = || -> Result<(), Box<dyn std::error::Error>> {
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption(format!("replay of {}", report.input.path.display()), ("sans-serif", 18))
+            .caption(
+                format!("replay of {}", report.input.path.display()),
+                ("sans-serif", 18),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(60)
@@ -223,11 +263,20 @@ pub(crate) fn write_plot(report: &Report, path: &Path) -> Result<()> {
         for (index, (name, points)) in series.iter().enumerate() {
             let color = Palette99::pick(index).to_rgba();
             chart
-                .draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(2)))?
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    color.stroke_width(2),
+                ))?
                 .label(name.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
         }
-        chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw()?;
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .draw()?;
         root.present()?;
         Ok(())
     };

@@ -69,7 +69,9 @@ where
             graph.vertex_count()
         ),
         Some(source) => source,
-        None => (0..graph.vertex_count() as VertexId).find(|&v| graph.out_degree(v) > 0).unwrap_or(0),
+        None => (0..graph.vertex_count() as VertexId)
+            .find(|&v| graph.out_degree(v) > 0)
+            .unwrap_or(0),
     };
     let options = options_for(args.kernel.kernel(), source);
     let mut total = 0.0;
@@ -91,7 +93,11 @@ where
         }
         println!();
     }
-    println!("average: {:.6} s over {} trials", total / args.trials as f64, args.trials);
+    println!(
+        "average: {:.6} s over {} trials",
+        total / args.trials as f64,
+        args.trials
+    );
     if wrong > 0 {
         eprintln!("verification failed in {wrong} of {} trials", args.trials);
         return Ok(ExitCode::from(1));

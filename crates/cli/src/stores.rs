@@ -12,6 +12,8 @@ use std::ops::Range;
 /// A store selectable with `--store`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub(crate) enum StoreKind {
+    /// CSR++: segments of vertices with their own sorted edge arrays.
+    Csrpp,
     /// `Csr` rebuilt from scratch after every batch: the cost dynamic stores
     /// exist to avoid.
     CsrRebuild,
@@ -20,6 +22,7 @@ pub(crate) enum StoreKind {
 impl StoreKind {
     pub(crate) fn name(self) -> &'static str {
         match self {
+            StoreKind::Csrpp => "csrpp",
             StoreKind::CsrRebuild => "csr-rebuild",
         }
     }
@@ -107,7 +110,9 @@ impl CsrRebuild {
 
     fn rebuild(&mut self) -> Result<()> {
         let edges = self.edges.make_contiguous();
-        let options = CsrOptions::default().transpose(true).vertex_count(self.vertex_count);
+        let options = CsrOptions::default()
+            .transpose(true)
+            .vertex_count(self.vertex_count);
         self.csr = if self.weighted {
             Csr::from_weighted_edges(edges, options)?
         } else {
@@ -228,12 +233,38 @@ impl GraphUpdate for CsrRebuild {
 
     fn add_vertices(&mut self, count: usize) -> dyngraph_core::Result<Range<VertexId>> {
         let start = self.vertex_count;
-        dyngraph_core::check_limit(self.vertex_limit(), (start + count).checked_sub(1).map(|v| v as VertexId))?;
+        dyngraph_core::check_limit(
+            self.vertex_limit(),
+            (start + count).checked_sub(1).map(|v| v as VertexId),
+        )?;
         self.vertex_count += count;
         Ok(start as VertexId..self.vertex_count as VertexId)
     }
 
     fn vertex_limit(&self) -> usize {
         dyngraph_core::DEFAULT_VERTEX_LIMIT
+    }
+}
+
+impl ReplayStore for dyngraph_csrpp::CsrPP {
+    type Snapshot<'a> = &'a dyngraph_csrpp::CsrPP;
+
+    fn snapshot(&self) -> Self::Snapshot<'_> {
+        self
+    }
+
+    fn load_base(&mut self, base: &[WeightedEdge]) -> Result<BaseLoad> {
+        // The batch-insert protocol into an empty store: a bulk build.
+        if self.config().weighted {
+            self.insert_weighted_edges(base)?;
+        } else {
+            let plain: Vec<Edge> = base.iter().map(|e| e.edge()).collect();
+            self.insert_edges(&plain)?;
+        }
+        Ok(BaseLoad::BulkBuilt)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        dyngraph_csrpp::CsrPP::memory_bytes(self)
     }
 }

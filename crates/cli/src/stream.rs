@@ -84,13 +84,23 @@ impl Stream {
         let mut out = Stream {
             src: Vec::with_capacity(self.len() * 2),
             dst: Vec::with_capacity(self.len() * 2),
-            timestamps: self.timestamps.as_ref().map(|_| Vec::with_capacity(self.len() * 2)),
-            weights: self.weights.as_ref().map(|_| Vec::with_capacity(self.len() * 2)),
+            timestamps: self
+                .timestamps
+                .as_ref()
+                .map(|_| Vec::with_capacity(self.len() * 2)),
+            weights: self
+                .weights
+                .as_ref()
+                .map(|_| Vec::with_capacity(self.len() * 2)),
         };
         for i in 0..self.len() {
             let copies = if self.src[i] == self.dst[i] { 1 } else { 2 };
             for copy in 0..copies {
-                let (s, d) = if copy == 0 { (self.src[i], self.dst[i]) } else { (self.dst[i], self.src[i]) };
+                let (s, d) = if copy == 0 {
+                    (self.src[i], self.dst[i])
+                } else {
+                    (self.dst[i], self.src[i])
+                };
                 out.src.push(s);
                 out.dst.push(d);
                 if let (Some(out_t), Some(t)) = (&mut out.timestamps, &self.timestamps) {
@@ -140,7 +150,11 @@ mod tests {
 
     #[test]
     fn shuffle_is_a_permutation_and_depends_on_the_seed() {
-        let mut a = Stream { src: (0..1000).collect(), dst: (0..1000).collect(), ..Stream::default() };
+        let mut a = Stream {
+            src: (0..1000).collect(),
+            dst: (0..1000).collect(),
+            ..Stream::default()
+        };
         let mut b = a.clone();
         a.reorder(Order::Shuffle, 1).unwrap();
         b.reorder(Order::Shuffle, 2).unwrap();
@@ -153,7 +167,11 @@ mod tests {
 
     #[test]
     fn time_order_without_timestamps_is_an_error() {
-        let mut stream = Stream { src: vec![0], dst: vec![1], ..Stream::default() };
+        let mut stream = Stream {
+            src: vec![0],
+            dst: vec![1],
+            ..Stream::default()
+        };
         let error = stream.reorder(Order::Time, 0).unwrap_err();
         assert!(error.to_string().contains("--order time"), "{error}");
     }

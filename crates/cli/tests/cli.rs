@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn dyngraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dyngraph")).args(args).output().expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_dyngraph"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 fn stderr(output: &Output) -> String {
@@ -14,7 +17,9 @@ fn stderr(output: &Output) -> String {
 }
 
 fn shared_data(name: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data")
+        .join(name);
     if path.exists() {
         Some(path)
     } else {
@@ -34,7 +39,11 @@ fn replay_json(args: &[&str]) -> Value {
     let mut all = vec!["replay", "--json", "-"];
     all.extend_from_slice(args);
     let output = dyngraph(&all);
-    assert!(output.status.success(), "dyngraph {all:?} failed: {}", stderr(&output));
+    assert!(
+        output.status.success(),
+        "dyngraph {all:?} failed: {}",
+        stderr(&output)
+    );
     serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
 }
 
@@ -42,7 +51,10 @@ fn distinct_pairs(path: &Path, undirected: bool) -> (u64, u64) {
     let text = std::fs::read_to_string(path).expect("readable");
     let mut arrivals = 0u64;
     let mut pairs = std::collections::HashSet::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let mut fields = line.split_whitespace();
         let src: u32 = fields.next().and_then(|t| t.parse().ok()).expect("src");
         let dst: u32 = fields.next().and_then(|t| t.parse().ok()).expect("dst");
@@ -77,11 +89,25 @@ fn json_report_has_the_documented_fields() {
     let stores = report["stores"].as_array().expect("stores is a list");
     assert_eq!(stores.len(), 1);
     let store = &stores[0];
-    for field in ["store", "edges_inserted", "edges_deleted", "seconds", "meps", "bytes_per_edge", "kernels"] {
-        assert!(!store[field].is_null(), "stores[0].{field} missing: {store}");
+    for field in [
+        "store",
+        "edges_inserted",
+        "edges_deleted",
+        "seconds",
+        "meps",
+        "bytes_per_edge",
+        "kernels",
+    ] {
+        assert!(
+            !store[field].is_null(),
+            "stores[0].{field} missing: {store}"
+        );
     }
     for field in ["rebalances", "elements_moved"] {
-        assert!(store.get(field).is_some(), "stores[0].{field} absent: {store}");
+        assert!(
+            store.get(field).is_some(),
+            "stores[0].{field} absent: {store}"
+        );
     }
     assert!(store["latency_ms"]["p50"].is_number() && store["latency_ms"]["p99"].is_number());
     assert_eq!(store["edges_inserted"], 59835);
@@ -112,7 +138,15 @@ fn edge_counts_equal_the_input_with_simple_undirected_and_window() {
     }
 
     // A window of 10,000 arrivals: what remains is exactly the newest 10,000.
-    let report = replay_json(&[sample, "--batch", "2000", "--store", "csr-rebuild", "--window", "10000edges"]);
+    let report = replay_json(&[
+        sample,
+        "--batch",
+        "2000",
+        "--store",
+        "csr-rebuild",
+        "--window",
+        "10000edges",
+    ]);
     let store = &report["stores"][0];
     assert_eq!(store["edges_inserted"], arrivals);
     assert_eq!(store["edges"], 10_000);
@@ -121,14 +155,29 @@ fn edge_counts_equal_the_input_with_simple_undirected_and_window() {
 
 #[test]
 fn time_window_on_real_data_deletes_and_keeps_counts_consistent() {
-    let Some(path) = shared_data("email-Eu-core-temporal-part.txt") else { return };
+    let Some(path) = shared_data("email-Eu-core-temporal-part.txt") else {
+        return;
+    };
     let path = path.to_str().expect("utf-8 path");
-    let report = replay_json(&[path, "--batch", "5000", "--store", "csr-rebuild", "--window", "86400", "--order", "time"]);
+    let report = replay_json(&[
+        path,
+        "--batch",
+        "5000",
+        "--store",
+        "csr-rebuild",
+        "--window",
+        "86400",
+        "--order",
+        "time",
+    ]);
     let store = &report["stores"][0];
     let inserted = store["edges_inserted"].as_u64().expect("number");
     let deleted = store["edges_deleted"].as_u64().expect("number");
     assert_eq!(inserted, 83_083);
-    assert!(deleted > 0, "a one-day window over the stream deletes edges");
+    assert!(
+        deleted > 0,
+        "a one-day window over the stream deletes edges"
+    );
     assert_eq!(store["edges"].as_u64(), Some(inserted - deleted));
 }
 
@@ -137,14 +186,25 @@ fn csv_and_plot_are_written() {
     let dir = temp_dir("outputs");
     let (csv, svg) = (dir.join("r.csv"), dir.join("r.svg"));
     let output = dyngraph(&[
-        "replay", "--batch", "5000", "--store", "csr-rebuild",
-        "--csv", csv.to_str().unwrap(), "--plot", svg.to_str().unwrap(),
+        "replay",
+        "--batch",
+        "5000",
+        "--store",
+        "csr-rebuild",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = std::fs::read_to_string(&csv).expect("csv written");
     assert!(text.starts_with("kind,store,batch,"), "{text}");
     assert!(text.lines().any(|l| l.starts_with("summary,csr-rebuild,")));
-    assert!(std::fs::read_to_string(&svg).expect("svg written").contains("<svg"));
+    assert!(
+        std::fs::read_to_string(&svg)
+            .expect("svg written")
+            .contains("<svg")
+    );
 }
 
 #[test]
@@ -158,7 +218,12 @@ fn errors_exit_2_with_one_clear_message() {
     ];
     for (args, needle) in cases {
         let output = dyngraph(args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
         let message = stderr(&output);
         assert!(message.contains(needle), "{args:?}: {message}");
         assert!(!message.contains("panicked"), "{args:?}: {message}");
@@ -180,14 +245,32 @@ fn malformed_input_names_file_line_and_column() {
 fn gen_load_run_and_convert_round_trip() {
     let dir = temp_dir("subcommands");
     let el = dir.join("k.el");
-    let output = dyngraph(&["gen", "kron", "--scale", "10", "--degree", "8", "--order", "shuffle", "-o", el.to_str().unwrap()]);
+    let output = dyngraph(&[
+        "gen",
+        "kron",
+        "--scale",
+        "10",
+        "--degree",
+        "8",
+        "--order",
+        "shuffle",
+        "-o",
+        el.to_str().unwrap(),
+    ]);
     assert!(output.status.success(), "{}", stderr(&output));
 
     let output = dyngraph(&["load", el.to_str().unwrap(), "--json", "-"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
     assert_eq!(report["edges"], 8 * 1024);
-    for field in ["vertices", "edges", "read_seconds", "build_seconds", "edges_per_second", "bytes"] {
+    for field in [
+        "vertices",
+        "edges",
+        "read_seconds",
+        "build_seconds",
+        "edges_per_second",
+        "bytes",
+    ] {
         assert!(report[field].is_number(), "{field} missing: {report}");
     }
 
@@ -199,10 +282,23 @@ fn gen_load_run_and_convert_round_trip() {
     assert_eq!(converted["edges"], report["edges"]);
 
     for kernel in ["pr", "bfs", "sssp", "cc", "bc", "tc", "walk"] {
-        let output = dyngraph(&["run", kernel, el.to_str().unwrap(), "-n", "2", "--verify", "--threads", "2"]);
+        let output = dyngraph(&[
+            "run",
+            kernel,
+            el.to_str().unwrap(),
+            "-n",
+            "2",
+            "--verify",
+            "--threads",
+            "2",
+        ]);
         assert!(output.status.success(), "{kernel}: {}", stderr(&output));
         let stdout = String::from_utf8_lossy(&output.stdout);
-        assert_eq!(stdout.matches("[verified]").count(), 2, "{kernel}: {stdout}");
+        assert_eq!(
+            stdout.matches("[verified]").count(),
+            2,
+            "{kernel}: {stdout}"
+        );
         assert!(stdout.contains("average:"), "{stdout}");
     }
 }
@@ -211,15 +307,33 @@ fn gen_load_run_and_convert_round_trip() {
 fn run_rejects_a_source_outside_the_graph() {
     let dir = temp_dir("run-source");
     let el = dir.join("u.el");
-    assert!(dyngraph(&["gen", "uniform", "--scale", "6", "-o", el.to_str().unwrap()]).status.success());
+    assert!(
+        dyngraph(&["gen", "uniform", "--scale", "6", "-o", el.to_str().unwrap()])
+            .status
+            .success()
+    );
     let output = dyngraph(&["run", "bfs", el.to_str().unwrap(), "--source", "64"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--source 64"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--source 64"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
 fn replay_with_kernels_verifies_and_reports_ratios() {
-    let report = replay_json(&["--batch", "10000", "--store", "csr-rebuild", "--kernel", "pr,bfs,cc,tc", "--verify", "--every", "2"]);
+    let report = replay_json(&[
+        "--batch",
+        "10000",
+        "--store",
+        "csr-rebuild",
+        "--kernel",
+        "pr,bfs,cc,tc",
+        "--verify",
+        "--every",
+        "2",
+    ]);
     let kernels = &report["stores"][0]["kernels"];
     for kernel in ["pr", "bfs", "cc", "tc"] {
         let timing = &kernels[kernel];
@@ -228,4 +342,48 @@ fn replay_with_kernels_verifies_and_reports_ratios() {
         }
         assert_eq!(timing["verified"], true, "{kernel}");
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_cleanly_and_prints_the_summary_so_far() {
+    use std::process::Stdio;
+    // csr-rebuild at one edge per batch takes far longer than a second.
+    let child = Command::new(env!("CARGO_BIN_EXE_dyngraph"))
+        .args([
+            "replay",
+            "--store",
+            "csr-rebuild",
+            "--batch",
+            "1",
+            "--json",
+            "-",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("the binary exits");
+    assert!(
+        output.status.success(),
+        "exit {:?}: {}",
+        output.status.code(),
+        stderr(&output)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a summary is printed");
+    let store = &report["stores"][0];
+    assert_eq!(store["interrupted"], true);
+    let inserted = store["edges_inserted"].as_u64().expect("number");
+    assert!(inserted < 59_835, "stopped early: {inserted}");
+    assert_eq!(
+        store["edges"].as_u64(),
+        Some(inserted),
+        "the summary covers exactly what was replayed"
+    );
 }
