@@ -23,7 +23,7 @@ pub(crate) struct ReplayArgs {
     file: Option<PathBuf>,
 
     /// Stores to replay into, one after another over the same stream.
-    #[arg(long = "store", value_delimiter = ',', default_value = "csr-rebuild")]
+    #[arg(long = "store", value_delimiter = ',', default_value = "csrpp")]
     stores: Vec<StoreKind>,
 
     /// Percentage of the stream loaded as the base graph before timing.
