@@ -4,6 +4,8 @@
 //! the same graph.
 #![deny(missing_docs)]
 
+pub mod replay;
+
 use dyngraph_core::{Edge, VertexId};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -35,4 +37,71 @@ pub fn uniform_edges(vertex_count: u32, degree: u32, seed: u64) -> Vec<Edge> {
 /// Splits edges into struct-of-arrays form, the shape loaders produce.
 pub fn to_columns(edges: &[Edge]) -> (Vec<VertexId>, Vec<VertexId>) {
     edges.par_iter().map(|e| (e.src, e.dst)).unzip()
+}
+
+/// Which runs (vertices) a stream of appends goes to, for the PMA benches
+/// (issue 4).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunWorkload {
+    /// Each append picks a run uniformly at random.
+    Uniform,
+    /// The paper's hammer workload: runs in random order, each receiving
+    /// all of its elements in one burst (`elements / runs` each) before
+    /// the next run starts, and never again.
+    Hammer,
+    /// Each append picks a run by a Zipf law over runs with this exponent
+    /// (rank `k` has weight `k^-exponent`); ranks are shuffled over run ids
+    /// so hot runs are scattered through the array.
+    Zipf(f64),
+}
+
+impl RunWorkload {
+    /// A short name for tables.
+    pub fn name(&self) -> String {
+        match self {
+            RunWorkload::Uniform => "uniform".to_string(),
+            RunWorkload::Hammer => "hammer".to_string(),
+            RunWorkload::Zipf(s) => format!("zipf({s})"),
+        }
+    }
+}
+
+/// The run id of each of `elements` appends over `runs` runs, drawn per
+/// `workload` from `seed` (deterministic).
+pub fn run_workload(workload: RunWorkload, runs: u32, elements: usize, seed: u64) -> Vec<u32> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut permutation: Vec<u32> = (0..runs).collect();
+    for i in (1..permutation.len()).rev() {
+        let j = rng.random_range(0..=i);
+        permutation.swap(i, j);
+    }
+    match workload {
+        RunWorkload::Uniform => (0..elements).map(|_| rng.random_range(0..runs)).collect(),
+        RunWorkload::Hammer => {
+            let mut out = Vec::with_capacity(elements);
+            let runs = runs as usize;
+            for (i, &run) in permutation.iter().enumerate() {
+                let burst = (i + 1) * elements / runs - i * elements / runs;
+                out.extend(std::iter::repeat_n(run, burst));
+            }
+            out
+        }
+        RunWorkload::Zipf(exponent) => {
+            let mut cumulative = Vec::with_capacity(runs as usize);
+            let mut sum = 0.0f64;
+            for rank in 1..=runs {
+                sum += f64::from(rank).powf(-exponent);
+                cumulative.push(sum);
+            }
+            (0..elements)
+                .map(|_| {
+                    let u = rng.random::<f64>() * sum;
+                    let rank = cumulative
+                        .partition_point(|&c| c < u)
+                        .min(runs as usize - 1);
+                    permutation[rank]
+                })
+                .collect()
+        }
+    }
 }

@@ -1,0 +1,806 @@
+//! The vertex-centric runs layout (VCSR's edge array).
+
+use crate::PmaError;
+use crate::element::{Element, Reclaim};
+use crate::mover::{Block, move_blocks, push_block};
+use crate::policy::{DegreeProportional, GapPolicy, Window, apportion};
+use crate::stats::PmaStats;
+use crate::tree::{DensityTree, PmaConfig, ceil_log2};
+use std::ops::Range;
+
+/// A neighbour shift may always move this many elements, whatever the
+/// section holds.
+const SHIFT_SLACK: usize = 16;
+
+/// A packed-memory array of numbered *runs* (run = vertex): each run is a
+/// contiguous slice that keeps insertion order, followed by its own free
+/// slots. This is VCSR's edge array (the paper's §IV): leaf sections hold a
+/// fixed number of runs, not of slots, so a vertex's edges never straddle
+/// two sections and a redistribution can give each run its own share of
+/// the free slots, chosen by the [`GapPolicy`] `P`.
+///
+/// # Operations and cost model
+///
+/// `N` is the number of elements, `R` the number of runs, `S = Θ(log R)`
+/// runs per section (see [`PmaConfig::section_size`]).
+///
+/// | operation | cost |
+/// |---|---|
+/// | [`push`](Self::push) (append to a run) | `O(1)` when the run has a free slot after it (the common case); else a shift of neighbouring runs inside the section to the nearest free slot (`O(section elements)`); else a redistribution of the smallest enclosing window within its density bounds, amortized `O(log² N)` moves for [`Even`](crate::Even) and fewer when the policy matches where inserts go (measured in `BENCHMARKS.md`) |
+/// | [`insert`](Self::insert) at a position | as `push`, plus moving the run's tail by one |
+/// | [`remove`](Self::remove) | moves the run's tail by one; halves the array when the root falls below `root_lower / 2` |
+/// | tombstoning | `O(1)` through [`run_mut`](Self::run_mut); the slot is reclaimed by the next redistribution of its window (if [`Reclaim`] allows) or by [`compact`](Self::compact) |
+/// | [`run`](Self::run) | `O(1)`: a `&[T]` |
+/// | full scan | every run's slice in order; the elements are contiguous per run and runs are in id order, so a scan reads `N / density` slots of `T` plus two words per run |
+/// | [`add_runs`](Self::add_runs) | `O(added)` (new runs are empty, with no slots until their section is redistributed) |
+///
+/// Memory: `capacity * size_of::<T>()` for the slots (capacity stays
+/// between `N / root_upper` and `2 N / root_lower` once past the minimum)
+/// plus three `usize` per run (start, length, and amortized section count);
+/// see [`memory_bytes`](Self::memory_bytes).
+///
+/// # Density bounds
+///
+/// An insert that finds its run without a free slot, or its section above
+/// the leaf upper bound, looks from the section up the tree for the
+/// smallest window whose density (counting the new element) is within its
+/// level's upper bound, and redistributes that window; if even the root is
+/// too dense the array doubles. The root is always within its upper bound
+/// after an insert. Per-section lower bounds are not enforced: a policy
+/// such as [`DegreeProportional`] deliberately leaves cold sections sparse,
+/// so the lower bound is applied at the root only (shrinking).
+///
+/// # Example
+///
+/// ```
+/// use dyngraph_pma::{DegreeProportional, PackedRuns};
+///
+/// let mut runs: PackedRuns<u32> = PackedRuns::with_policy(DegreeProportional::default());
+/// let ids = runs.add_runs(3);
+/// assert_eq!(ids, 0..3);
+/// runs.push(0, 10)?;
+/// runs.push(2, 30)?;
+/// runs.push(0, 11)?;
+/// assert_eq!(runs.run(0), Some(&[10, 11][..]));
+/// assert_eq!(runs.run(1), Some(&[][..]));
+/// runs.insert(2, 0, 29)?;
+/// assert_eq!(runs.run(2), Some(&[29, 30][..]));
+/// assert_eq!(runs.remove(0, 0)?, 10);
+/// assert_eq!(runs.len(), 3);
+/// assert!(runs.push(7, 1).is_err()); // no run 7: an error, not a panic
+/// runs.validate()?;
+/// # Ok::<(), dyngraph_pma::PmaError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct PackedRuns<T, P = DegreeProportional> {
+    slots: Vec<T>,
+    /// `start[r]` is run `r`'s first slot; `start[run_count]` is the
+    /// capacity, so run `r` owns `start[r]..start[r + 1]`.
+    start: Vec<usize>,
+    len: Vec<usize>,
+    /// Elements (tombstones included) per section.
+    section_len: Vec<usize>,
+    runs_per_section: usize,
+    total: usize,
+    tree: DensityTree,
+    config: PmaConfig,
+    policy: P,
+    reclaim: Reclaim<T>,
+    stats: PmaStats,
+    scratch_gaps: Vec<usize>,
+    scratch_blocks: Vec<Block>,
+}
+
+impl<T: Element, P: GapPolicy + Default> Default for PackedRuns<T, P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Element, P: GapPolicy + Default> PackedRuns<T, P> {
+    /// An empty layout with no runs, the default policy and configuration.
+    pub fn new() -> Self {
+        Self::with_policy(P::default())
+    }
+}
+
+impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
+    /// An empty layout with no runs and the given policy.
+    pub fn with_policy(policy: P) -> Self {
+        match Self::with_config(policy, PmaConfig::default()) {
+            Ok(runs) => runs,
+            Err(_) => unreachable!("the default configuration is valid"),
+        }
+    }
+
+    /// An empty layout with the given policy and configuration; refuses an
+    /// invalid configuration.
+    pub fn with_config(policy: P, config: PmaConfig) -> Result<Self, PmaError> {
+        config.validate()?;
+        let capacity = config.min_capacity;
+        let mut runs = PackedRuns {
+            slots: vec![T::default(); capacity],
+            start: vec![capacity],
+            len: Vec::new(),
+            section_len: Vec::new(),
+            runs_per_section: 1,
+            total: 0,
+            tree: DensityTree::new(1, config.thresholds),
+            config,
+            policy,
+            reclaim: Reclaim::Tombstones,
+            stats: PmaStats::default(),
+            scratch_gaps: Vec::new(),
+            scratch_blocks: Vec::new(),
+        };
+        runs.rebuild_sections();
+        runs.policy.on_resize(capacity, 0);
+        Ok(runs)
+    }
+
+    /// Builds a layout from runs given in order (run `i` is the `i`-th
+    /// item), laid out at the middle of the root's density bounds with the
+    /// policy's gaps. Stats start at zero afterwards.
+    pub fn from_runs<I, R>(policy: P, config: PmaConfig, runs: I) -> Result<Self, PmaError>
+    where
+        I: IntoIterator<Item = R>,
+        R: IntoIterator<Item = T>,
+    {
+        let mut layout = Self::with_config(policy, config)?;
+        let mut elements = Vec::new();
+        let mut lengths = Vec::new();
+        for run in runs {
+            let before = elements.len();
+            elements.extend(run);
+            lengths.push(elements.len() - before);
+        }
+        if lengths.is_empty() {
+            return Ok(layout);
+        }
+        let n = elements.len();
+        let t = config.thresholds;
+        let target = (t.root_lower + t.root_upper) / 2.0;
+        let capacity = ((n as f64 / target).ceil() as usize)
+            .max(config.min_capacity)
+            .max(n);
+        elements.resize(capacity, T::default());
+        layout.slots = elements;
+        layout.start.clear();
+        let mut next = 0;
+        for &l in &lengths {
+            layout.start.push(next);
+            next += l;
+        }
+        layout.start.push(capacity);
+        layout.len = lengths;
+        layout.total = n;
+        layout.rebuild_sections();
+        let run_count = layout.run_count();
+        let root = layout.tree.height();
+        layout.redistribute(0..run_count, 0, capacity, None, root);
+        layout.policy.on_resize(capacity, run_count);
+        layout.stats = PmaStats::default();
+        Ok(layout)
+    }
+
+    // ----- reading -------------------------------------------------------
+
+    /// Number of runs.
+    pub fn run_count(&self) -> usize {
+        self.len.len()
+    }
+
+    /// Number of stored elements, tombstones included.
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    /// Whether no element is stored.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Slots in the array (elements plus gaps).
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// `len() / capacity()`.
+    pub fn density(&self) -> f64 {
+        self.total as f64 / self.slots.len().max(1) as f64
+    }
+
+    /// Run `run`'s elements in insertion order, tombstones included, or
+    /// `None` if there is no such run.
+    #[inline]
+    pub fn run(&self, run: usize) -> Option<&[T]> {
+        let s = *self.start.get(run)?;
+        let l = *self.len.get(run)?;
+        Some(&self.slots[s..s + l])
+    }
+
+    /// Run `run`'s elements, mutable in place (to mark a tombstone or edit
+    /// a payload; the length cannot change this way).
+    #[inline]
+    pub fn run_mut(&mut self, run: usize) -> Option<&mut [T]> {
+        let s = *self.start.get(run)?;
+        let l = *self.len.get(run)?;
+        Some(&mut self.slots[s..s + l])
+    }
+
+    /// Number of elements of run `run`, tombstones included.
+    #[inline]
+    pub fn run_len(&self, run: usize) -> Option<usize> {
+        self.len.get(run).copied()
+    }
+
+    /// Slots run `run` owns (its length plus its free slots).
+    pub fn run_capacity(&self, run: usize) -> Option<usize> {
+        (run < self.run_count()).then(|| self.start[run + 1] - self.start[run])
+    }
+
+    /// Element `index` of run `run`.
+    pub fn get(&self, run: usize, index: usize) -> Option<&T> {
+        self.run(run)?.get(index)
+    }
+
+    /// Element `index` of run `run`, mutable in place.
+    pub fn get_mut(&mut self, run: usize, index: usize) -> Option<&mut T> {
+        self.run_mut(run)?.get_mut(index)
+    }
+
+    /// Every run's slice in run order.
+    pub fn runs(&self) -> impl ExactSizeIterator<Item = &[T]> + '_ {
+        self.start
+            .iter()
+            .zip(&self.len)
+            .map(move |(&s, &l)| &self.slots[s..s + l])
+    }
+
+    /// The work counters.
+    pub fn stats(&self) -> &PmaStats {
+        &self.stats
+    }
+
+    /// Resets the work counters (for measuring one phase).
+    pub fn reset_stats(&mut self) {
+        self.stats = PmaStats::default();
+    }
+
+    /// The gap policy.
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+
+    /// The gap policy, mutable (to tune it between operations).
+    pub fn policy_mut(&mut self) -> &mut P {
+        &mut self.policy
+    }
+
+    /// The configuration the layout was built with.
+    pub fn config(&self) -> &PmaConfig {
+        &self.config
+    }
+
+    /// The density tree over the current sections.
+    pub fn tree(&self) -> &DensityTree {
+        &self.tree
+    }
+
+    /// Runs per leaf section (currently).
+    pub fn runs_per_section(&self) -> usize {
+        self.runs_per_section
+    }
+
+    /// The current reclamation rule.
+    pub fn reclaim(&self) -> &Reclaim<T> {
+        &self.reclaim
+    }
+
+    /// Sets which elements later redistributions may drop.
+    pub fn set_reclaim(&mut self, reclaim: Reclaim<T>) {
+        self.reclaim = reclaim;
+    }
+
+    /// Heap bytes held: slots, per-run and per-section arrays, scratch.
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.slots.capacity() * size_of::<T>()
+            + (self.start.capacity()
+                + self.len.capacity()
+                + self.section_len.capacity()
+                + self.scratch_gaps.capacity())
+                * size_of::<usize>()
+            + self.scratch_blocks.capacity() * size_of::<Block>()
+    }
+
+    /// [`memory_bytes`](Self::memory_bytes) per stored element (the whole
+    /// footprint when empty).
+    pub fn bytes_per_element(&self) -> f64 {
+        self.memory_bytes() as f64 / self.total.max(1) as f64
+    }
+
+    // ----- updating ------------------------------------------------------
+
+    /// Adds `count` empty runs after the last one and returns their ids.
+    pub fn add_runs(&mut self, count: usize) -> Range<usize> {
+        let first = self.run_count();
+        if count == 0 {
+            return first..first;
+        }
+        let capacity = self.slots.len();
+        self.start.pop();
+        self.start.resize(first + count, capacity);
+        if first == 0 {
+            // The first run owns the whole array until a redistribution.
+            self.start[0] = 0;
+        }
+        self.start.push(capacity);
+        self.len.resize(first + count, 0);
+        let wanted = self.chosen_runs_per_section();
+        if wanted != self.runs_per_section {
+            self.rebuild_sections();
+        } else {
+            let sections = self.run_count().div_ceil(self.runs_per_section);
+            self.section_len.resize(sections, 0);
+            self.tree = DensityTree::new(sections.max(1), self.config.thresholds);
+        }
+        first..first + count
+    }
+
+    /// Appends `value` to run `run` (the fast path: it goes to slot
+    /// `start + len`).
+    pub fn push(&mut self, run: usize, value: T) -> Result<(), PmaError> {
+        let len = self.run_len(run).ok_or(PmaError::RunOutOfRange {
+            run,
+            run_count: self.run_count(),
+        })?;
+        self.insert_unchecked(run, len, value);
+        Ok(())
+    }
+
+    /// Inserts `value` at position `index` of run `run` (`index <= len`),
+    /// moving the run's later elements one slot on.
+    pub fn insert(&mut self, run: usize, index: usize, value: T) -> Result<(), PmaError> {
+        let len = self.run_len(run).ok_or(PmaError::RunOutOfRange {
+            run,
+            run_count: self.run_count(),
+        })?;
+        if index > len {
+            return Err(PmaError::IndexOutOfRange { run, index, len });
+        }
+        self.insert_unchecked(run, index, value);
+        Ok(())
+    }
+
+    /// Removes and returns element `index` of run `run`, moving the run's
+    /// later elements one slot back. Halves the array when the root falls
+    /// below `root_lower / 2`.
+    pub fn remove(&mut self, run: usize, index: usize) -> Result<T, PmaError> {
+        let len = self.run_len(run).ok_or(PmaError::RunOutOfRange {
+            run,
+            run_count: self.run_count(),
+        })?;
+        if index >= len {
+            return Err(PmaError::IndexOutOfRange { run, index, len });
+        }
+        let s = self.start[run];
+        let value = self.slots[s + index];
+        self.slots.copy_within(s + index + 1..s + len, s + index);
+        self.stats.count_shift((len - index - 1) as u64);
+        self.len[run] -= 1;
+        self.section_len[run / self.runs_per_section] -= 1;
+        self.total -= 1;
+        self.stats.removes += 1;
+        self.maybe_shrink();
+        Ok(value)
+    }
+
+    /// Redistributes the whole array, dropping every element the
+    /// [`Reclaim`] rule allows, then halves it while the root is below
+    /// `root_lower / 2`. `O(capacity)`.
+    pub fn compact(&mut self) {
+        let run_count = self.run_count();
+        let capacity = self.slots.len();
+        let root = self.tree.height();
+        let moved = self.redistribute(0..run_count, 0, capacity, None, root);
+        self.stats.count_rebalance(root, moved);
+        self.maybe_shrink();
+    }
+
+    // ----- internals -----------------------------------------------------
+
+    fn chosen_runs_per_section(&self) -> usize {
+        self.config
+            .section_size
+            .unwrap_or_else(|| (ceil_log2(self.run_count()) as usize).max(8))
+    }
+
+    /// Recomputes runs per section, the section counts and the tree.
+    fn rebuild_sections(&mut self) {
+        self.runs_per_section = self.chosen_runs_per_section();
+        let sections = self.run_count().div_ceil(self.runs_per_section);
+        self.section_len.clear();
+        self.section_len.extend(
+            self.len
+                .chunks(self.runs_per_section)
+                .map(|c| c.iter().sum::<usize>()),
+        );
+        debug_assert_eq!(self.section_len.len(), sections);
+        self.tree = DensityTree::new(sections.max(1), self.config.thresholds);
+    }
+
+    /// Runs of sections `sections` (clipped to the run count).
+    fn runs_of(&self, sections: Range<usize>) -> Range<usize> {
+        let rps = self.runs_per_section;
+        (sections.start * rps).min(self.run_count())..(sections.end * rps).min(self.run_count())
+    }
+
+    #[inline]
+    fn has_slack(&self, run: usize) -> bool {
+        self.start[run] + self.len[run] < self.start[run + 1]
+    }
+
+    fn insert_unchecked(&mut self, run: usize, index: usize, value: T) {
+        self.policy.record_insert(run);
+        self.make_room(run);
+        let s = self.start[run];
+        let len = self.len[run];
+        if index < len {
+            self.slots.copy_within(s + index..s + len, s + index + 1);
+            self.stats.count_shift((len - index) as u64);
+        }
+        self.slots[s + index] = value;
+        self.len[run] += 1;
+        self.section_len[run / self.runs_per_section] += 1;
+        self.total += 1;
+        self.stats.inserts += 1;
+        // A redistribution may have reclaimed tombstones.
+        self.maybe_shrink();
+    }
+
+    /// Ensures run `run` has a free slot right after its elements.
+    fn make_room(&mut self, run: usize) {
+        let section = run / self.runs_per_section;
+        let runs = self.runs_of(section..section + 1);
+        let capacity = self.start[runs.end] - self.start[runs.start];
+        let (_, upper) = self.tree.bounds(0);
+        let root_upper = self.config.thresholds.root_upper;
+        if (self.total + 1) as f64 > root_upper * self.slots.len() as f64 {
+            // Keep the root within its bound after every insert: this is
+            // what bounds memory at `N / root_upper` slots.
+            self.grow(run);
+        } else {
+            let section_too_dense =
+                (self.section_len[section] + 1) as f64 > upper * capacity as f64;
+            if section_too_dense || (!self.has_slack(run) && !self.shift_for(run, runs)) {
+                self.rebalance_for_insert(run);
+            }
+        }
+        debug_assert!(self.has_slack(run));
+    }
+
+    /// Moves neighbouring runs inside `bounds` by one slot so that `run`
+    /// gains a free slot; picks the side that moves fewer elements. Does
+    /// nothing and returns `false` when that would move more than half the
+    /// section's elements (a long run next to the free slot): a
+    /// redistribution is the better buy then. The caller guarantees a free
+    /// slot somewhere in `bounds`.
+    fn shift_for(&mut self, run: usize, bounds: Range<usize>) -> bool {
+        let limit = SHIFT_SLACK + self.len[bounds.clone()].iter().sum::<usize>() / 2;
+        let mut right = None;
+        let mut right_cost = 0;
+        for j in run + 1..bounds.end {
+            right_cost += self.len[j];
+            if self.has_slack(j) {
+                right = Some(j);
+                break;
+            }
+        }
+        let mut left = None;
+        let mut left_cost = self.len[run];
+        for j in (bounds.start..run).rev() {
+            if right.is_some() && left_cost >= right_cost {
+                break;
+            }
+            if self.has_slack(j) {
+                left = Some(j);
+                break;
+            }
+            left_cost += self.len[j];
+        }
+        let use_left = match (left, right) {
+            (Some(_), Some(_)) => left_cost < right_cost,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return false,
+        };
+        if (if use_left { left_cost } else { right_cost }) > limit {
+            return false;
+        }
+        let moved;
+        if use_left {
+            let j = left.unwrap_or(run);
+            for i in j + 1..=run {
+                let s = self.start[i];
+                self.slots.copy_within(s..s + self.len[i], s - 1);
+                self.start[i] = s - 1;
+            }
+            moved = left_cost;
+        } else {
+            let j = right.unwrap_or(run);
+            for i in (run + 1..=j).rev() {
+                let s = self.start[i];
+                self.slots.copy_within(s..s + self.len[i], s + 1);
+                self.start[i] = s + 1;
+            }
+            moved = right_cost;
+        }
+        self.stats.count_shift(moved as u64);
+        true
+    }
+
+    /// Redistributes the smallest window around `run`'s section that stays
+    /// within its upper bound with one more element, growing the array if
+    /// even the root would not; afterwards `run` has a free slot.
+    fn rebalance_for_insert(&mut self, run: usize) {
+        let leaf = run / self.runs_per_section;
+        let height = self.tree.height();
+        for level in 0..=height {
+            let window = self.tree.window(leaf, level);
+            let runs = self.runs_of(window.clone());
+            let count = if level == height {
+                self.total
+            } else {
+                self.section_len[window].iter().sum()
+            } + 1;
+            let (lo, hi) = (self.start[runs.start], self.start[runs.end]);
+            let (_, upper) = self.tree.bounds(level);
+            if count as f64 <= upper * (hi - lo) as f64 {
+                let moved = self.redistribute(runs, lo, hi, Some(run), level);
+                self.stats.count_rebalance(level, moved);
+                return;
+            }
+        }
+        self.grow(run);
+    }
+
+    /// Doubles the array (more than once if needed), leaving `run` a free
+    /// slot.
+    fn grow(&mut self, run: usize) {
+        let upper = self.config.thresholds.root_upper;
+        let needed = self.total + 1;
+        let mut capacity = self.slots.len().max(1) * 2;
+        while needed as f64 > upper * capacity as f64 {
+            capacity *= 2;
+        }
+        self.resize_to(capacity, Some(run));
+    }
+
+    /// Halves the array while the root is below `root_lower / 2`.
+    fn maybe_shrink(&mut self) {
+        let shrink_below = self.config.thresholds.shrink_below();
+        let min = self.config.min_capacity;
+        let mut capacity = self.slots.len();
+        while capacity > min && (self.total as f64) < shrink_below * capacity as f64 {
+            capacity = (capacity / 2).max(min);
+        }
+        if capacity != self.slots.len() {
+            self.resize_to(capacity, None);
+        }
+    }
+
+    /// Moves everything into an array of `capacity` slots (in place: the
+    /// vector is extended before, or truncated after, the redistribution).
+    fn resize_to(&mut self, capacity: usize, pending: Option<usize>) {
+        let old = self.slots.len();
+        let grew = capacity > old;
+        if grew {
+            self.slots.resize(capacity, T::default());
+        }
+        let run_count = self.run_count();
+        // Sections may change size with the run count's logarithm; lay out
+        // the root with the new tree so the policy sees the final level.
+        let moved = self.redistribute(0..run_count, 0, capacity, pending, self.tree.height());
+        self.start[run_count] = capacity;
+        if !grew {
+            self.slots.truncate(capacity);
+        }
+        if self.config.section_size.is_none() {
+            self.rebuild_sections();
+        }
+        self.policy.on_resize(capacity, run_count);
+        self.stats.count_resize(grew, moved);
+    }
+
+    /// Lays the runs `runs` out again over slots `lo..hi` in place, giving
+    /// each the free slots the policy chooses (with one extra element
+    /// counted for `pending`), after dropping reclaimable elements.
+    /// Returns the number of elements moved.
+    fn redistribute(
+        &mut self,
+        runs: Range<usize>,
+        lo: usize,
+        hi: usize,
+        pending: Option<usize>,
+        level: u32,
+    ) -> u64 {
+        let (a, b) = (runs.start, runs.end);
+        if a == b {
+            return 0;
+        }
+        let mut moved = 0u64;
+        // Pass 0: squeeze reclaimable elements out of each run, leftward
+        // inside the run's own slots, so every run below is dense. The run
+        // receiving an insert keeps its tombstones this time, so the
+        // caller's position in it stays valid.
+        if !matches!(self.reclaim, Reclaim::Never) {
+            for r in (a..b).filter(|&r| pending != Some(r)) {
+                let s = self.start[r];
+                let l = self.len[r];
+                let mut write = s;
+                for read in s..s + l {
+                    let element = self.slots[read];
+                    if self.reclaim.reclaims(&element) {
+                        continue;
+                    }
+                    if write != read {
+                        self.slots[write] = element;
+                        moved += 1;
+                    }
+                    write += 1;
+                }
+                let dropped = s + l - write;
+                if dropped > 0 {
+                    self.len[r] -= dropped;
+                    self.total -= dropped;
+                    self.stats.reclaimed += dropped as u64;
+                }
+            }
+        }
+        if let Some(p) = pending {
+            self.len[p] += 1;
+        }
+        let used: usize = self.len[a..b].iter().sum();
+        debug_assert!(used <= hi - lo, "window over capacity");
+        let free = (hi - lo).saturating_sub(used);
+        self.scratch_gaps.clear();
+        self.scratch_gaps.resize(b - a, 0);
+        let window = Window {
+            first_run: a,
+            lengths: &self.len[a..b],
+            free_slots: free,
+            level,
+        };
+        self.policy.distribute(&window, &mut self.scratch_gaps);
+        if self.scratch_gaps.iter().sum::<usize>() != free {
+            self.scratch_gaps.iter_mut().for_each(|g| *g = 0);
+            apportion(&mut self.scratch_gaps, free, |_| 1);
+            self.stats.policy_fallbacks += 1;
+        }
+        if let Some(p) = pending {
+            self.len[p] -= 1;
+        }
+        // New starts, and the blocks that take each run there.
+        self.scratch_blocks.clear();
+        let mut next = lo;
+        for r in a..b {
+            push_block(
+                &mut self.scratch_blocks,
+                Block {
+                    src: self.start[r],
+                    dst: next,
+                    len: self.len[r],
+                },
+            );
+            self.start[r] = next;
+            next += self.len[r] + usize::from(pending == Some(r)) + self.scratch_gaps[r - a];
+        }
+        debug_assert_eq!(next, hi);
+        moved += move_blocks(&mut self.slots, &self.scratch_blocks);
+        // Recount the sections the window covers.
+        let rps = self.runs_per_section;
+        for section in a / rps..b.div_ceil(rps) {
+            let runs = self.runs_of(section..section + 1);
+            self.section_len[section] = self.len[runs].iter().sum();
+        }
+        #[cfg(debug_assertions)]
+        self.debug_check_window(a..b, hi);
+        moved
+    }
+
+    /// Debug builds: after a redistribution, the window's runs are in
+    /// order, fit their slots, and end exactly at the window's end.
+    #[cfg(debug_assertions)]
+    fn debug_check_window(&self, runs: Range<usize>, hi: usize) {
+        for r in runs.clone() {
+            let end = if r + 1 == runs.end {
+                hi
+            } else {
+                self.start[r + 1]
+            };
+            assert!(
+                self.start[r] + self.len[r] <= end,
+                "run {r} overflows after a redistribution"
+            );
+        }
+    }
+
+    /// Checks every invariant the layout keeps; `O(capacity + runs)`.
+    /// Meant for tests and debugging; returns the first violation found.
+    ///
+    /// Checked: run slots are in order, disjoint, inside the array, and
+    /// each run fits its slots; the array size matches the last boundary;
+    /// section and total counts match the run lengths; the tree matches the
+    /// section count; the root is within its upper bound and above the
+    /// shrink threshold (or at the minimum capacity).
+    pub fn validate(&self) -> Result<(), PmaError> {
+        let fail = |why: String| Err(PmaError::Invariant(why));
+        let run_count = self.run_count();
+        if self.start.len() != run_count + 1 {
+            return fail(format!(
+                "{} boundaries for {run_count} runs",
+                self.start.len()
+            ));
+        }
+        if self.start[run_count] != self.slots.len() {
+            return fail(format!(
+                "last boundary {} != capacity {}",
+                self.start[run_count],
+                self.slots.len()
+            ));
+        }
+        if run_count > 0 && self.start[0] != 0 {
+            return fail(format!("run 0 starts at {}", self.start[0]));
+        }
+        for r in 0..run_count {
+            if self.start[r] > self.start[r + 1] {
+                return fail(format!("run {r} starts after run {}", r + 1));
+            }
+            if self.start[r] + self.len[r] > self.start[r + 1] {
+                return fail(format!(
+                    "run {r} ({} elements) overflows its {} slots",
+                    self.len[r],
+                    self.start[r + 1] - self.start[r]
+                ));
+            }
+        }
+        let sections = run_count.div_ceil(self.runs_per_section);
+        if self.section_len.len() != sections || self.tree.leaf_count() != sections.max(1) {
+            return fail(format!(
+                "{} section counts and {} tree leaves for {sections} sections",
+                self.section_len.len(),
+                self.tree.leaf_count()
+            ));
+        }
+        for (s, &count) in self.section_len.iter().enumerate() {
+            let actual: usize = self.len[self.runs_of(s..s + 1)].iter().sum();
+            if actual != count {
+                return fail(format!("section {s} counts {count}, holds {actual}"));
+            }
+        }
+        let total: usize = self.len.iter().sum();
+        if total != self.total {
+            return fail(format!("total {} but runs hold {total}", self.total));
+        }
+        let t = self.config.thresholds;
+        let capacity = self.slots.len() as f64;
+        if self.total as f64 > t.root_upper * capacity {
+            return fail(format!(
+                "root density {} above {}",
+                self.density(),
+                t.root_upper
+            ));
+        }
+        if self.slots.len() > self.config.min_capacity
+            && (self.total as f64) < t.shrink_below() * capacity
+        {
+            return fail(format!(
+                "root density {} below the shrink threshold {}",
+                self.density(),
+                t.shrink_below()
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,544 @@
+//! `Bal`: the blocked adjacency list baseline of the VCSR paper (§V-A).
+//!
+//! Each vertex owns a chain of fixed blocks of [`BLOCK_EDGES`] edges. Every
+//! block of a chain except the last is full, so a vertex's edges are its
+//! blocks read in chain order, in insertion order.
+
+use crate::StoreOptions;
+use dyngraph_core::{
+    Error, Graph, GraphUpdate, InNeighbors, OutNeighbors, Result, Semantics, UpdateReport,
+    VertexId, Weight, WeightedOutNeighbors, check_limit,
+};
+use std::ops::Range;
+
+/// Edges per block, the paper's value.
+pub const BLOCK_EDGES: usize = 512;
+
+/// "No block" in a chain link.
+const NO_BLOCK: u32 = u32::MAX;
+
+/// Per-vertex chains of blocks, for one direction of the edges.
+///
+/// Blocks live in one arena (`targets`, and `weights` when kept), block `b`
+/// at `b * BLOCK_EDGES..`; freed blocks are reused before the arena grows.
+#[derive(Clone, Debug, Default)]
+struct BlockChains {
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    degree: Vec<u32>,
+    targets: Vec<VertexId>,
+    weights: Option<Vec<Weight>>,
+    fill: Vec<u16>,
+    next: Vec<u32>,
+    free: Vec<u32>,
+}
+
+impl BlockChains {
+    fn new(weighted: bool) -> Self {
+        Self {
+            weights: weighted.then(Vec::new),
+            ..Self::default()
+        }
+    }
+
+    fn grow(&mut self, vertex_count: usize) {
+        if vertex_count > self.head.len() {
+            self.head.resize(vertex_count, NO_BLOCK);
+            self.tail.resize(vertex_count, NO_BLOCK);
+            self.degree.resize(vertex_count, 0);
+        }
+    }
+
+    fn allocate_block(&mut self) -> u32 {
+        if let Some(block) = self.free.pop() {
+            self.fill[block as usize] = 0;
+            self.next[block as usize] = NO_BLOCK;
+            return block;
+        }
+        let block = self.fill.len() as u32;
+        self.fill.push(0);
+        self.next.push(NO_BLOCK);
+        let arena_len = self.targets.len() + BLOCK_EDGES;
+        self.targets.resize(arena_len, 0);
+        if let Some(weights) = &mut self.weights {
+            weights.resize(arena_len, 0.0);
+        }
+        block
+    }
+
+    #[inline]
+    fn block_range(&self, block: u32) -> Range<usize> {
+        let base = block as usize * BLOCK_EDGES;
+        base..base + self.fill[block as usize] as usize
+    }
+
+    fn push(&mut self, v: VertexId, target: VertexId, weight: Weight) {
+        let v = v as usize;
+        let mut block = self.tail[v];
+        if block == NO_BLOCK {
+            block = self.allocate_block();
+            self.head[v] = block;
+            self.tail[v] = block;
+        } else if self.fill[block as usize] as usize == BLOCK_EDGES {
+            let fresh = self.allocate_block();
+            self.next[block as usize] = fresh;
+            self.tail[v] = fresh;
+            block = fresh;
+        }
+        let slot = block as usize * BLOCK_EDGES + self.fill[block as usize] as usize;
+        self.targets[slot] = target;
+        if let Some(weights) = &mut self.weights {
+            weights[slot] = weight;
+        }
+        self.fill[block as usize] += 1;
+        self.degree[v] += 1;
+    }
+
+    fn contains(&self, v: VertexId, target: VertexId) -> bool {
+        let mut block = self.head[v as usize];
+        while block != NO_BLOCK {
+            if self.targets[self.block_range(block)].contains(&target) {
+                return true;
+            }
+            block = self.next[block as usize];
+        }
+        false
+    }
+
+    /// Removes the oldest occurrence of `target` from `v`'s chain, shifting
+    /// the later edges down by one so order is kept and only the last block
+    /// may be partly filled. `O(degree)`.
+    fn remove_first(&mut self, v: VertexId, target: VertexId) -> bool {
+        let v = v as usize;
+        let mut previous = NO_BLOCK;
+        let mut block = self.head[v];
+        let mut hole = loop {
+            if block == NO_BLOCK {
+                return false;
+            }
+            let range = self.block_range(block);
+            if let Some(i) = self.targets[range.clone()]
+                .iter()
+                .position(|&t| t == target)
+            {
+                break range.start + i;
+            }
+            previous = block;
+            block = self.next[block as usize];
+        };
+        loop {
+            let range = self.block_range(block);
+            self.targets.copy_within(hole + 1..range.end, hole);
+            if let Some(weights) = &mut self.weights {
+                weights.copy_within(hole + 1..range.end, hole);
+            }
+            let following = self.next[block as usize];
+            if following == NO_BLOCK {
+                self.fill[block as usize] -= 1;
+                if self.fill[block as usize] == 0 {
+                    self.free.push(block);
+                    if previous == NO_BLOCK {
+                        self.head[v] = NO_BLOCK;
+                        self.tail[v] = NO_BLOCK;
+                    } else {
+                        self.next[previous as usize] = NO_BLOCK;
+                        self.tail[v] = previous;
+                    }
+                }
+                break;
+            }
+            // Pull the first edge of the following block into this full one.
+            let first = following as usize * BLOCK_EDGES;
+            self.targets[range.end - 1] = self.targets[first];
+            if let Some(weights) = &mut self.weights {
+                weights[range.end - 1] = weights[first];
+            }
+            previous = block;
+            block = following;
+            hole = first;
+        }
+        self.degree[v] -= 1;
+        true
+    }
+
+    fn neighbors(&self, v: VertexId) -> BalNeighbors<'_> {
+        let head = self.head[v as usize];
+        let (current, next_block) = if head == NO_BLOCK {
+            ([].iter(), NO_BLOCK)
+        } else {
+            (
+                self.targets[self.block_range(head)].iter(),
+                self.next[head as usize],
+            )
+        };
+        BalNeighbors {
+            chains: self,
+            current,
+            next_block,
+            remaining: self.degree[v as usize] as usize,
+        }
+    }
+
+    fn weighted_neighbors(&self, v: VertexId) -> BalWeightedNeighbors<'_> {
+        let head = self.head[v as usize];
+        let (current, next_block) = if head == NO_BLOCK {
+            (0..0, NO_BLOCK)
+        } else {
+            (self.block_range(head), self.next[head as usize])
+        };
+        BalWeightedNeighbors {
+            chains: self,
+            current,
+            next_block,
+            remaining: self.degree[v as usize] as usize,
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        (self.head.capacity() + self.tail.capacity() + self.degree.capacity()) * size_of::<u32>()
+            + self.targets.capacity() * size_of::<VertexId>()
+            + self
+                .weights
+                .as_ref()
+                .map_or(0, |w| w.capacity() * size_of::<Weight>())
+            + self.fill.capacity() * size_of::<u16>()
+            + (self.next.capacity() + self.free.capacity()) * size_of::<u32>()
+    }
+}
+
+/// Neighbours of one vertex of a [`Bal`]: a slice walk per block.
+#[derive(Clone, Debug)]
+pub struct BalNeighbors<'a> {
+    chains: &'a BlockChains,
+    current: std::slice::Iter<'a, VertexId>,
+    next_block: u32,
+    remaining: usize,
+}
+
+impl Iterator for BalNeighbors<'_> {
+    type Item = VertexId;
+
+    #[inline]
+    fn next(&mut self) -> Option<VertexId> {
+        loop {
+            if let Some(&target) = self.current.next() {
+                self.remaining -= 1;
+                return Some(target);
+            }
+            if self.next_block == NO_BLOCK {
+                return None;
+            }
+            let block = self.next_block;
+            self.current = self.chains.targets[self.chains.block_range(block)].iter();
+            self.next_block = self.chains.next[block as usize];
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for BalNeighbors<'_> {}
+
+/// `(neighbour, weight)` of one vertex of a [`Bal`]; weight 1 when none are
+/// kept.
+#[derive(Clone, Debug)]
+pub struct BalWeightedNeighbors<'a> {
+    chains: &'a BlockChains,
+    current: Range<usize>,
+    next_block: u32,
+    remaining: usize,
+}
+
+impl Iterator for BalWeightedNeighbors<'_> {
+    type Item = (VertexId, Weight);
+
+    #[inline]
+    fn next(&mut self) -> Option<(VertexId, Weight)> {
+        loop {
+            if let Some(slot) = self.current.next() {
+                self.remaining -= 1;
+                let weight = self.chains.weights.as_ref().map_or(1.0, |w| w[slot]);
+                return Some((self.chains.targets[slot], weight));
+            }
+            if self.next_block == NO_BLOCK {
+                return None;
+            }
+            let block = self.next_block;
+            self.current = self.chains.block_range(block);
+            self.next_block = self.chains.next[block as usize];
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for BalWeightedNeighbors<'_> {}
+
+/// Block counts of a [`Bal`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BalStats {
+    /// Blocks in the out-edge arena (in use or free).
+    pub blocks: usize,
+    /// Of those, blocks on the free list.
+    pub free_blocks: usize,
+}
+
+/// Blocked adjacency list: per vertex a chain of blocks of [`BLOCK_EDGES`]
+/// edges, the mutation-friendly baseline the VCSR paper compares against.
+///
+/// # Cost model
+/// - Insert: `O(1)` — append to the vertex's last block, or link a new
+///   block. Under [`Semantics::Simple`] the duplicate check scans the
+///   vertex's edges first, `O(degree)`.
+/// - Delete: `O(degree)` — find the oldest occurrence, shift the later edges
+///   down so order is kept and only the last block is partial.
+/// - Scan: a slice walk per block plus one pointer chase per 512 edges;
+///   blocks of different vertices are scattered in the arena, so a full
+///   scan has worse locality than CSR.
+/// - Memory: every vertex with an edge holds at least one whole block
+///   (`512 × 4` bytes, `× 8` with weights), so low-degree vertices waste most
+///   of theirs; plus 12 bytes per vertex (head, tail, degree) and 6 per
+///   block. Doubled when in-edges are kept.
+///
+/// ```
+/// use dyngraph_core::{GraphUpdate, OutNeighbors, Semantics};
+/// use dyngraph_vcsr::{Bal, StoreOptions};
+/// let mut bal = Bal::new(StoreOptions::new(Semantics::Multigraph))?;
+/// bal.insert_edge(0, 1)?;
+/// bal.insert_edge(0, 2)?;
+/// bal.insert_edge(0, 1)?;
+/// assert!(bal.delete_edge(0, 1)?); // the oldest 0 -> 1
+/// assert_eq!(bal.out_neighbors(0).collect::<Vec<_>>(), [2, 1]);
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Bal {
+    out: BlockChains,
+    incoming: Option<BlockChains>,
+    semantics: Semantics,
+    edge_count: u64,
+    vertex_limit: usize,
+}
+
+impl Bal {
+    /// An empty graph. Fails only on a vertex limit beyond `u32` ids.
+    pub fn new(options: StoreOptions) -> Result<Self> {
+        if options.vertex_limit as u64 > u64::from(u32::MAX) {
+            return Err(Error::InvalidArgument(format!(
+                "vertex limit {} exceeds the u32 id space",
+                options.vertex_limit
+            )));
+        }
+        Ok(Self {
+            out: BlockChains::new(options.weighted),
+            incoming: options.in_edges.then(|| BlockChains::new(false)),
+            semantics: options.semantics,
+            edge_count: 0,
+            vertex_limit: options.vertex_limit,
+        })
+    }
+
+    /// Whether `src -> dst` exists. `O(degree(src))`.
+    pub fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
+        (src as usize) < self.out.head.len() && self.out.contains(src, dst)
+    }
+
+    /// Block counts.
+    pub fn stats(&self) -> BalStats {
+        BalStats {
+            blocks: self.out.fill.len(),
+            free_blocks: self.out.free.len(),
+        }
+    }
+
+    /// Heap bytes held, capacity included.
+    pub fn memory_bytes(&self) -> usize {
+        self.out.memory_bytes() + self.incoming.as_ref().map_or(0, BlockChains::memory_bytes)
+    }
+
+    fn grow(&mut self, vertex_count: usize) {
+        self.out.grow(vertex_count);
+        if let Some(incoming) = &mut self.incoming {
+            incoming.grow(vertex_count);
+        }
+    }
+
+    /// Inserts after the limit check and growth.
+    fn insert_checked(&mut self, src: VertexId, dst: VertexId, weight: Weight) -> bool {
+        if self.semantics == Semantics::Simple && self.out.contains(src, dst) {
+            return false;
+        }
+        self.out.push(src, dst, weight);
+        if let Some(incoming) = &mut self.incoming {
+            incoming.push(dst, src, 1.0);
+        }
+        self.edge_count += 1;
+        true
+    }
+}
+
+impl Graph for Bal {
+    fn vertex_count(&self) -> usize {
+        self.out.head.len()
+    }
+
+    fn edge_count(&self) -> u64 {
+        self.edge_count
+    }
+
+    fn semantics(&self) -> Semantics {
+        self.semantics
+    }
+}
+
+impl OutNeighbors for Bal {
+    type OutNeighbors<'a> = BalNeighbors<'a>;
+
+    #[inline]
+    fn out_degree(&self, v: VertexId) -> u64 {
+        u64::from(self.out.degree[v as usize])
+    }
+
+    #[inline]
+    fn out_neighbors(&self, v: VertexId) -> BalNeighbors<'_> {
+        self.out.neighbors(v)
+    }
+}
+
+impl InNeighbors for Bal {
+    type InNeighbors<'a> = BalNeighbors<'a>;
+
+    fn has_in_edges(&self) -> bool {
+        self.incoming.is_some()
+    }
+
+    #[inline]
+    fn in_degree(&self, v: VertexId) -> u64 {
+        assert!(
+            (v as usize) < self.vertex_count(),
+            "vertex {v} out of range"
+        );
+        self.incoming
+            .as_ref()
+            .map_or(0, |incoming| u64::from(incoming.degree[v as usize]))
+    }
+
+    #[inline]
+    fn in_neighbors(&self, v: VertexId) -> BalNeighbors<'_> {
+        assert!(
+            (v as usize) < self.vertex_count(),
+            "vertex {v} out of range"
+        );
+        match &self.incoming {
+            Some(incoming) => incoming.neighbors(v),
+            None => BalNeighbors {
+                chains: &self.out,
+                current: [].iter(),
+                next_block: NO_BLOCK,
+                remaining: 0,
+            },
+        }
+    }
+}
+
+impl WeightedOutNeighbors for Bal {
+    type WeightedOutNeighbors<'a> = BalWeightedNeighbors<'a>;
+
+    fn has_weights(&self) -> bool {
+        self.out.weights.is_some()
+    }
+
+    #[inline]
+    fn out_neighbors_weighted(&self, v: VertexId) -> BalWeightedNeighbors<'_> {
+        self.out.weighted_neighbors(v)
+    }
+}
+
+impl GraphUpdate for Bal {
+    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
+        self.insert_weighted_edge(src, dst, 1.0)
+    }
+
+    fn insert_weighted_edge(
+        &mut self,
+        src: VertexId,
+        dst: VertexId,
+        weight: Weight,
+    ) -> Result<bool> {
+        check_limit(self.vertex_limit, [src, dst])?;
+        self.grow(src.max(dst) as usize + 1);
+        Ok(self.insert_checked(src, dst, weight))
+    }
+
+    fn delete_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
+        let n = self.vertex_count();
+        if src as usize >= n || dst as usize >= n || !self.out.remove_first(src, dst) {
+            return Ok(false);
+        }
+        if let Some(incoming) = &mut self.incoming {
+            let removed = incoming.remove_first(dst, src);
+            debug_assert!(removed, "in-edges out of step with out-edges");
+        }
+        self.edge_count -= 1;
+        Ok(true)
+    }
+
+    fn insert_edges(&mut self, edges: &[dyngraph_core::Edge]) -> Result<UpdateReport> {
+        let Some(max) = edges.iter().map(|e| e.src.max(e.dst)).max() else {
+            return Ok(UpdateReport::default());
+        };
+        check_limit(self.vertex_limit, [max])?;
+        self.grow(max as usize + 1);
+        let mut report = UpdateReport::default();
+        for edge in edges {
+            report.edges_added += u64::from(self.insert_checked(edge.src, edge.dst, 1.0));
+        }
+        Ok(report)
+    }
+
+    fn insert_weighted_edges(
+        &mut self,
+        edges: &[dyngraph_core::WeightedEdge],
+    ) -> Result<UpdateReport> {
+        let Some(max) = edges.iter().map(|e| e.src.max(e.dst)).max() else {
+            return Ok(UpdateReport::default());
+        };
+        check_limit(self.vertex_limit, [max])?;
+        self.grow(max as usize + 1);
+        let mut report = UpdateReport::default();
+        for edge in edges {
+            report.edges_added += u64::from(self.insert_checked(edge.src, edge.dst, edge.weight));
+        }
+        Ok(report)
+    }
+
+    fn add_vertices(&mut self, count: usize) -> Result<Range<VertexId>> {
+        let start = self.vertex_count();
+        let end = add_vertices_end(start, count, self.vertex_limit)?;
+        self.grow(end);
+        Ok(start as VertexId..end as VertexId)
+    }
+
+    fn vertex_limit(&self) -> usize {
+        self.vertex_limit
+    }
+}
+
+/// The vertex count after adding `count` to `start`, or the limit error.
+pub(crate) fn add_vertices_end(start: usize, count: usize, limit: usize) -> Result<usize> {
+    match start.checked_add(count) {
+        Some(end) if end <= limit => Ok(end),
+        _ => Err(Error::VertexLimit {
+            vertex: (start as u64)
+                .saturating_add(count as u64)
+                .saturating_sub(1),
+            needed: (start as u64).saturating_add(count as u64),
+            limit: limit as u64,
+        }),
+    }
+}

@@ -1,0 +1,40 @@
+//! `Bal` through the shared store harness.
+
+mod common;
+
+use dyngraph_core::VertexId;
+use dyngraph_vcsr::{Bal, StoreOptions};
+
+impl common::Store for Bal {
+    fn build(options: StoreOptions) -> Self {
+        Bal::new(options).unwrap()
+    }
+
+    fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
+        Bal::has_edge(self, src, dst)
+    }
+}
+
+store_tests!(Bal, 64);
+
+#[test]
+fn long_chains_shift_across_blocks() {
+    use dyngraph_core::{GraphUpdate, OutNeighbors};
+    let mut bal = Bal::new(StoreOptions::default().weighted(true)).unwrap();
+    for i in 0..2000u32 {
+        bal.insert_weighted_edge(7, i % 700, i as f32).unwrap();
+    }
+    assert_eq!(bal.stats().blocks, 4);
+    // Delete the oldest 0..700 once: 700 edges out of the first block(s).
+    for d in 0..700 {
+        assert!(bal.delete_edge(7, d).unwrap());
+    }
+    let want: Vec<u32> = (700..2000).map(|i| i % 700).collect();
+    assert_eq!(bal.out_neighbors(7).collect::<Vec<_>>(), want);
+    assert_eq!(bal.stats().blocks - bal.stats().free_blocks, 3);
+    let weights: Vec<f32> = dyngraph_core::WeightedOutNeighbors::out_neighbors_weighted(&bal, 7)
+        .map(|(_, w)| w)
+        .collect();
+    let want: Vec<f32> = (700..2000).map(|i| i as f32).collect();
+    assert_eq!(weights, want);
+}

@@ -1,0 +1,358 @@
+//! `Vcsr` through the shared store harness, with each gap policy, plus
+//! snapshot isolation.
+
+mod common;
+
+use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
+use dyngraph_core::{Csr, CsrOptions, Edge, Graph, GraphUpdate, OutNeighbors, VertexId};
+use dyngraph_vcsr::{Even, GapPolicy, HistoryAdaptive, Snapshot, StoreOptions, Vcsr};
+
+impl<P: GapPolicy + Clone + Default> common::Store for Vcsr<P> {
+    fn build(options: StoreOptions) -> Self {
+        Vcsr::with_policy(options, P::default()).unwrap()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        Vcsr::validate(self).map_err(|e| e.to_string())
+    }
+
+    fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
+        Vcsr::has_edge(self, src, dst)
+    }
+}
+
+store_tests!(Vcsr, 64);
+
+mod even_policy {
+    use super::{Even, Vcsr, common};
+    use crate::store_tests;
+    store_tests!(Vcsr<Even>, 24, bundled_sample_only);
+}
+
+mod history_adaptive_policy {
+    use super::{HistoryAdaptive, Vcsr, common};
+    use crate::store_tests;
+    store_tests!(Vcsr<HistoryAdaptive>, 24, bundled_sample_only);
+}
+
+#[test]
+fn refuses_a_vertex_limit_past_two_to_the_31() {
+    let err = Vcsr::new(StoreOptions::default().vertex_limit(1 << 32)).unwrap_err();
+    assert!(err.to_string().contains("2^31"), "{err}");
+}
+
+#[test]
+fn compact_reclaims_tombstones_and_keeps_order() {
+    let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
+    for i in 0..1000u32 {
+        graph.insert_edge(i % 10, i % 7).unwrap();
+    }
+    for i in 0..300u32 {
+        assert!(graph.delete_edge(i % 10, i % 7).unwrap());
+    }
+    let before: Vec<Vec<u32>> = (0..10).map(|v| graph.out_neighbors(v).collect()).collect();
+    graph.compact();
+    assert_eq!(graph.stats().out_tombstones, 0);
+    graph.validate().unwrap();
+    let after: Vec<Vec<u32>> = (0..10).map(|v| graph.out_neighbors(v).collect()).collect();
+    assert_eq!(before, after);
+    assert_eq!(graph.edge_count(), 700);
+}
+
+/// `Csr` of a stream with deletes applied (oldest occurrence first), kept in
+/// insertion order, as a model of what a snapshot must show.
+fn csr_of(model: &ReferenceGraph) -> Csr {
+    let edges: Vec<Edge> = model.edges().map(|(s, d, _)| Edge::new(s, d)).collect();
+    Csr::from_edges(
+        &edges,
+        CsrOptions::default()
+            .transpose(true)
+            .vertex_count(model.vertex_count()),
+    )
+    .unwrap()
+}
+
+fn assert_view_matches(graph: &Vcsr, snapshot: &Snapshot, model: &ReferenceGraph, what: &str) {
+    let view = graph.view(snapshot).unwrap();
+    compare_with_model(&view, model).unwrap_or_else(|e| panic!("{what}: {e}"));
+    common::compare_with_csr(what, &view, &csr_of(model), true);
+}
+
+/// A snapshot taken mid-stream keeps showing exactly that prefix while the
+/// graph takes inserts, deletes of edges the snapshot holds, rebalances at
+/// several levels and resizes of both edge arrays; a second snapshot taken
+/// later sees its own prefix; after both are dropped, reclamation resumes.
+#[test]
+fn snapshot_sees_exactly_its_prefix_across_updates_rebalances_and_resizes() {
+    let edges = common::read_edges(&common::bundled_sample());
+    let (prefix, rest) = edges.split_at(20_000);
+    let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
+    let mut model = ReferenceGraph::new(dyngraph_core::Semantics::Multigraph);
+    graph.insert_edges(&prefix[..5_000]).unwrap();
+    model.insert_edges(&prefix[..5_000]).unwrap();
+    for edge in &prefix[5_000..] {
+        graph.insert_edge(edge.src, edge.dst).unwrap();
+        model.insert_edge(edge.src, edge.dst).unwrap();
+    }
+    // Deletes before the snapshot: hidden from it, tombstones unrecorded.
+    for edge in prefix.iter().step_by(11) {
+        assert!(graph.delete_edge(edge.src, edge.dst).unwrap());
+        model.delete_edge(edge.src, edge.dst).unwrap();
+    }
+    let first = graph.snapshot();
+    let first_model = model.clone();
+    let stats_at_first = graph.stats();
+    assert_view_matches(&graph, &first, &first_model, "first snapshot, at once");
+
+    // Inserts (growing the arrays), deletes of edges the snapshot holds,
+    // and a vertex beyond the current count.
+    for (i, edge) in rest.iter().enumerate() {
+        graph.insert_edge(edge.src, edge.dst).unwrap();
+        model.insert_edge(edge.src, edge.dst).unwrap();
+        if i % 5 == 0 {
+            let old = prefix[i % prefix.len()];
+            let removed = graph.delete_edge(old.src, old.dst).unwrap();
+            assert_eq!(removed, model.delete_edge(old.src, old.dst).unwrap());
+        }
+        if i == 20_000 {
+            graph.insert_edge(50_000, 3).unwrap();
+            model.insert_edge(50_000, 3).unwrap();
+        }
+    }
+    let stats = graph.stats();
+    assert!(
+        stats.out_edges.grows > stats_at_first.out_edges.grows,
+        "the out-edge array resized after the snapshot"
+    );
+    let in_grows = |s: &dyngraph_vcsr::VcsrStats| s.in_edges.as_ref().unwrap().grows;
+    assert!(
+        in_grows(&stats) > in_grows(&stats_at_first),
+        "in-edges resized too"
+    );
+    assert!(
+        stats.out_edges.rebalances() > stats_at_first.out_edges.rebalances(),
+        "windows were redistributed after the snapshot"
+    );
+    assert!(
+        stats.out_edges.rebalances_per_level.len() > 2,
+        "at several levels"
+    );
+    assert_eq!(stats.live_snapshots, 1);
+    assert_view_matches(
+        &graph,
+        &first,
+        &first_model,
+        "first snapshot, after updates",
+    );
+    graph.validate().unwrap();
+
+    let second = graph.snapshot();
+    let second_model = model.clone();
+    // Delete edges both snapshots hold, then compact (which must not reclaim).
+    for edge in prefix.iter().skip(3).step_by(7) {
+        let removed = graph.delete_edge(edge.src, edge.dst).unwrap();
+        assert_eq!(removed, model.delete_edge(edge.src, edge.dst).unwrap());
+    }
+    graph.compact();
+    assert!(
+        graph.stats().out_tombstones > 0,
+        "no reclamation while snapshots live"
+    );
+    assert_view_matches(
+        &graph,
+        &first,
+        &first_model,
+        "first snapshot, after compact",
+    );
+    assert_view_matches(
+        &graph,
+        &second,
+        &second_model,
+        "second snapshot, after compact",
+    );
+    compare_with_model(&graph, &model).unwrap();
+
+    drop(first);
+    drop(second);
+    graph.insert_edge(1, 2).unwrap();
+    model.insert_edge(1, 2).unwrap();
+    graph.compact();
+    assert_eq!(graph.stats().out_tombstones, 0, "reclamation resumed");
+    assert_eq!(graph.stats().live_snapshots, 0);
+    compare_with_model(&graph, &model).unwrap();
+    graph.validate().unwrap();
+}
+
+#[test]
+fn a_snapshot_of_another_graph_is_refused() {
+    let a = Vcsr::new(StoreOptions::default()).unwrap();
+    let b = a.clone();
+    let snapshot = a.snapshot();
+    assert!(a.view(&snapshot).is_ok());
+    let err = b.view(&snapshot).unwrap_err();
+    assert!(err.to_string().contains("different graph"), "{err}");
+}
+
+mod snapshot_model {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Step {
+        Op(common::Op),
+        TakeSnapshot,
+        DropSnapshot(usize),
+        Compact,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            10 => common::op().prop_map(Step::Op),
+            2 => Just(Step::TakeSnapshot),
+            1 => any::<usize>().prop_map(Step::DropSnapshot),
+            1 => Just(Step::Compact),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Every live snapshot, after every later step, equals the model as
+        /// it was when the snapshot was taken (order included).
+        #[test]
+        fn snapshots_stay_consistent(
+            steps in prop::collection::vec(step(), 1..80),
+            simple in any::<bool>(),
+            weighted in any::<bool>(),
+        ) {
+            let semantics = if simple {
+                dyngraph_core::Semantics::Simple
+            } else {
+                dyngraph_core::Semantics::Multigraph
+            };
+            let options = StoreOptions::new(semantics).weighted(weighted).in_edges(true);
+            let mut graph = Vcsr::new(options).unwrap();
+            let mut model = ReferenceGraph::new(semantics);
+            let mut snapshots: Vec<(Snapshot, ReferenceGraph)> = Vec::new();
+            for (i, step) in steps.iter().enumerate() {
+                match step {
+                    Step::Op(op) => apply(&mut graph, &mut model, op),
+                    Step::TakeSnapshot => snapshots.push((graph.snapshot(), model.clone())),
+                    Step::DropSnapshot(k) => {
+                        if !snapshots.is_empty() {
+                            let k = k % snapshots.len();
+                            snapshots.remove(k);
+                        }
+                    }
+                    Step::Compact => graph.compact(),
+                }
+                graph.validate().map_err(|e| TestCaseError::fail(format!("step {i}: {e}")))?;
+                compare_with_model(&graph, &model)
+                    .map_err(|e| TestCaseError::fail(format!("step {i}: live graph: {e}")))?;
+                for (k, (snapshot, frozen)) in snapshots.iter().enumerate() {
+                    let view = graph.view(snapshot).unwrap();
+                    compare_with_model(&view, frozen).map_err(|e| {
+                        TestCaseError::fail(format!("step {i} ({step:?}): snapshot {k}: {e}"))
+                    })?;
+                    for v in 0..frozen.vertex_count() as VertexId {
+                        let got: Vec<VertexId> = view.out_neighbors(v).collect();
+                        let want: Vec<VertexId> = frozen.out_neighbors(v).collect();
+                        prop_assert_eq!(got, want, "step {}: snapshot {} vertex {}", i, k, v);
+                    }
+                }
+                prop_assert_eq!(graph.stats().live_snapshots, snapshots.len());
+            }
+        }
+    }
+
+    fn apply(graph: &mut Vcsr, model: &mut ReferenceGraph, op: &common::Op) {
+        use common::Op;
+        match op {
+            Op::Insert(s, d, w) => {
+                let w = f32::from(*w);
+                assert_eq!(
+                    graph.insert_weighted_edge(*s, *d, w).unwrap(),
+                    model.insert_weighted_edge(*s, *d, w).unwrap()
+                );
+            }
+            Op::InsertFar(s, d) => {
+                assert_eq!(
+                    graph.insert_edge(*s, *d).unwrap(),
+                    model.insert_edge(*s, *d).unwrap()
+                );
+            }
+            Op::Delete(s, d) => {
+                assert_eq!(
+                    graph.delete_edge(*s, *d).unwrap(),
+                    model.delete_edge(*s, *d).unwrap()
+                );
+            }
+            Op::DeleteExisting(n) => {
+                let edges: Vec<_> = model.edges().collect();
+                if !edges.is_empty() {
+                    let (s, d, _) = edges[n % edges.len()];
+                    assert!(graph.delete_edge(s, d).unwrap());
+                    assert!(model.delete_edge(s, d).unwrap());
+                }
+            }
+            Op::InsertBatch(batch) => {
+                let batch: Vec<dyngraph_core::WeightedEdge> = batch
+                    .iter()
+                    .map(|&(s, d, w)| dyngraph_core::WeightedEdge::new(s, d, f32::from(w)))
+                    .collect();
+                assert_eq!(
+                    graph.insert_weighted_edges(&batch).unwrap(),
+                    model.insert_weighted_edges(&batch).unwrap()
+                );
+            }
+            Op::DeleteBatch(batch) => {
+                let batch: Vec<Edge> = batch.iter().map(|&(s, d)| Edge::new(s, d)).collect();
+                assert_eq!(
+                    graph.delete_edges(&batch).unwrap(),
+                    model.delete_edges(&batch).unwrap()
+                );
+            }
+            Op::AddVertices(count) => {
+                assert_eq!(
+                    graph.add_vertices(usize::from(*count)).unwrap(),
+                    model.add_vertices(usize::from(*count)).unwrap()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn pma_configuration_is_selectable_and_checked() {
+    use dyngraph_vcsr::{DegreeProportional, PmaConfig};
+    let bad = PmaConfig::default().section_size(0);
+    let err =
+        Vcsr::with_config(StoreOptions::default(), DegreeProportional::default(), bad).unwrap_err();
+    assert!(err.to_string().contains("pma configuration"), "{err}");
+    // A denser root bound keeps fewer slots per edge.
+    let mut thresholds = PmaConfig::default().thresholds;
+    thresholds.root_lower = 0.6;
+    thresholds.root_upper = 0.9;
+    let dense = PmaConfig::default().thresholds(thresholds);
+    let mut sparse_graph = Vcsr::new(StoreOptions::default()).unwrap();
+    let mut dense_graph = Vcsr::with_config(
+        StoreOptions::default(),
+        DegreeProportional::default(),
+        dense,
+    )
+    .unwrap();
+    // 52,000 edges need 2^17 slots under the default 0.75 root bound and
+    // 2^16 under 0.9.
+    let edges = &common::read_edges(&common::bundled_sample())[..52_000];
+    for edge in edges {
+        sparse_graph.insert_edge(edge.src, edge.dst).unwrap();
+        dense_graph.insert_edge(edge.src, edge.dst).unwrap();
+    }
+    dense_graph.validate().unwrap();
+    assert!(
+        dense_graph.stats().out_density > 0.5,
+        "{:?}",
+        dense_graph.stats()
+    );
+    assert!(dense_graph.stats().out_slots <= sparse_graph.stats().out_slots);
+}
