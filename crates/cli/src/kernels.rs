@@ -5,7 +5,9 @@
 use crate::replay::{BatchObserver, KernelSummary};
 use crate::stores::ReplayStore;
 use anyhow::{Context, Result};
-use dyngraph_core::{Csr, CsrOptions, Graph, VertexId, WeightedEdge, WeightedOutNeighbors};
+use dyngraph_core::{
+    Csr, CsrOptions, InNeighbors, OutNeighbors, VertexId, WeightedEdge, WeightedOutNeighbors,
+};
 use dyngraph_kernels::{BfsOptions, KernelName, KernelOptions, SsspOptions};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -143,19 +145,25 @@ impl KernelCheckpoints {
     }
 
     fn run_all<S: ReplayStore>(&mut self, store: &S, batch: usize) -> Result<()> {
-        let snapshot = store.snapshot();
+        store.with_snapshot(|snapshot| self.run_on(snapshot, batch))?
+    }
+
+    fn run_on<G>(&mut self, snapshot: &G, batch: usize) -> Result<()>
+    where
+        G: OutNeighbors + InNeighbors + WeightedOutNeighbors + Sync,
+    {
         if self.source as usize >= snapshot.vertex_count() {
             return Ok(());
         }
-        let csr = csr_of(&snapshot)?;
+        let csr = csr_of(snapshot)?;
         for &kernel in &self.kernels {
             let options = options_for(kernel.kernel(), self.source);
-            let (output, seconds) = best_of_two(|| dyngraph_kernels::run(&snapshot, &options))
+            let (output, seconds) = best_of_two(|| dyngraph_kernels::run(snapshot, &options))
                 .with_context(|| format!("kernel {} failed", kernel.name()))?;
             let (_, csr_seconds) = best_of_two(|| dyngraph_kernels::run(&csr, &options))
                 .with_context(|| format!("kernel {} failed on Csr", kernel.name()))?;
             let verified = if self.verify {
-                let result = dyngraph_kernels::verify(&snapshot, &output);
+                let result = dyngraph_kernels::verify(snapshot, &output);
                 if let Err(error) = &result {
                     self.failures
                         .push(format!("{} after batch {batch}: {error}", kernel.name()));

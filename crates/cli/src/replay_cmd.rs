@@ -11,6 +11,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use dyngraph_core::Semantics;
 use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+use dyngraph_vcsr::{Bal, Even, HistoryAdaptive, Pcsr, StoreOptions, Vcsr};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,7 +24,7 @@ pub(crate) struct ReplayArgs {
     file: Option<PathBuf>,
 
     /// Stores to replay into, one after another over the same stream.
-    #[arg(long = "store", value_delimiter = ',', default_value = "csrpp")]
+    #[arg(long = "store", value_delimiter = ',', default_value = "vcsr,csrpp")]
     stores: Vec<StoreKind>,
 
     /// Percentage of the stream loaded as the base graph before timing.
@@ -46,6 +47,11 @@ pub(crate) struct ReplayArgs {
     /// (`86400`) or beyond this many newest arrivals (`5000edges`).
     #[arg(long)]
     window: Option<Window>,
+
+    /// Gap policy of the VCSR edge arrays: even, degree-proportional (the
+    /// VCSR default) or history-adaptive. PCSR always spreads gaps evenly.
+    #[arg(long, value_enum, default_value = "degree")]
+    gap_policy: GapPolicyArg,
 
     /// Insert every edge in both directions.
     #[arg(long)]
@@ -83,6 +89,17 @@ pub(crate) struct ReplayArgs {
     /// Draw throughput over the replay, per store, as SVG.
     #[arg(long)]
     plot: Option<PathBuf>,
+}
+
+/// `--gap-policy` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum GapPolicyArg {
+    /// Gaps spread evenly.
+    Even,
+    /// Gaps proportional to vertex degree (VCSR).
+    Degree,
+    /// Gaps skewed toward recently hot vertices.
+    Adaptive,
 }
 
 /// What every store's replay shares.
@@ -187,6 +204,35 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
         let mut summary = match kind {
             StoreKind::CsrRebuild => {
                 context.replay(CsrRebuild::new(semantics, weighted), &mut checkpoints)?
+            }
+            StoreKind::Vcsr => {
+                let options = StoreOptions::new(semantics)
+                    .weighted(weighted)
+                    .in_edges(true);
+                match args.gap_policy {
+                    GapPolicyArg::Even => {
+                        context.replay(Vcsr::with_policy(options, Even)?, &mut checkpoints)?
+                    }
+                    GapPolicyArg::Degree => {
+                        context.replay(Vcsr::new(options)?, &mut checkpoints)?
+                    }
+                    GapPolicyArg::Adaptive => context.replay(
+                        Vcsr::with_policy(options, HistoryAdaptive::default())?,
+                        &mut checkpoints,
+                    )?,
+                }
+            }
+            StoreKind::Pcsr => {
+                let options = StoreOptions::new(semantics)
+                    .weighted(weighted)
+                    .in_edges(true);
+                context.replay(Pcsr::new(options)?, &mut checkpoints)?
+            }
+            StoreKind::Bal => {
+                let options = StoreOptions::new(semantics)
+                    .weighted(weighted)
+                    .in_edges(true);
+                context.replay(Bal::new(options)?, &mut checkpoints)?
             }
             StoreKind::Csrpp => {
                 let store_config = CsrPPConfig::default()

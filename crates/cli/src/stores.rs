@@ -12,6 +12,12 @@ use std::ops::Range;
 /// A store selectable with `--store`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub(crate) enum StoreKind {
+    /// VCSR: CSR on a vertex-centric packed-memory array (`--gap-policy`).
+    Vcsr,
+    /// PCSR: edges in one packed-memory array with even gaps.
+    Pcsr,
+    /// Blocked adjacency list, 512-edge blocks.
+    Bal,
     /// CSR++: segments of vertices with their own sorted edge arrays.
     Csrpp,
     /// `Csr` rebuilt from scratch after every batch: the cost dynamic stores
@@ -22,6 +28,9 @@ pub(crate) enum StoreKind {
 impl StoreKind {
     pub(crate) fn name(self) -> &'static str {
         match self {
+            StoreKind::Vcsr => "vcsr",
+            StoreKind::Pcsr => "pcsr",
+            StoreKind::Bal => "bal",
             StoreKind::Csrpp => "csrpp",
             StoreKind::CsrRebuild => "csr-rebuild",
         }
@@ -54,8 +63,8 @@ pub(crate) trait ReplayStore:
     where
         Self: 'a;
 
-    /// Takes the view.
-    fn snapshot(&self) -> Self::Snapshot<'_>;
+    /// Takes a snapshot, hands its view to `visit`, and releases it.
+    fn with_snapshot<R>(&self, visit: impl FnOnce(&Self::Snapshot<'_>) -> R) -> Result<R>;
 
     /// Loads the base graph into an empty store.
     fn load_base(&mut self, base: &[WeightedEdge]) -> Result<BaseLoad> {
@@ -126,8 +135,8 @@ impl CsrRebuild {
 impl ReplayStore for CsrRebuild {
     type Snapshot<'a> = dyngraph_core::CsrView<'a>;
 
-    fn snapshot(&self) -> Self::Snapshot<'_> {
-        self.csr.view()
+    fn with_snapshot<R>(&self, visit: impl FnOnce(&Self::Snapshot<'_>) -> R) -> Result<R> {
+        Ok(visit(&self.csr.view()))
     }
 
     fn load_base(&mut self, base: &[WeightedEdge]) -> Result<BaseLoad> {
@@ -249,8 +258,10 @@ impl GraphUpdate for CsrRebuild {
 impl ReplayStore for dyngraph_csrpp::CsrPP {
     type Snapshot<'a> = &'a dyngraph_csrpp::CsrPP;
 
-    fn snapshot(&self) -> Self::Snapshot<'_> {
-        self
+    /// CSR++ has no snapshots: updates and scans are separate phases, and
+    /// replay runs kernels between batches.
+    fn with_snapshot<R>(&self, visit: impl FnOnce(&Self::Snapshot<'_>) -> R) -> Result<R> {
+        Ok(visit(&self))
     }
 
     fn load_base(&mut self, base: &[WeightedEdge]) -> Result<BaseLoad> {
@@ -266,5 +277,82 @@ impl ReplayStore for dyngraph_csrpp::CsrPP {
 
     fn memory_bytes(&self) -> usize {
         dyngraph_csrpp::CsrPP::memory_bytes(self)
+    }
+}
+
+/// Sum of rebalances over all tree levels, and elements moved.
+fn pma_maintenance<'a>(
+    stats: impl IntoIterator<Item = &'a dyngraph_vcsr::PmaStats>,
+) -> Maintenance {
+    let mut total = Maintenance::default();
+    for stats in stats {
+        total.rebalances += stats.rebalances_per_level.iter().sum::<u64>();
+        total.elements_moved += stats.elements_moved;
+    }
+    total
+}
+
+impl<P: dyngraph_vcsr::GapPolicy + Clone + Sync + 'static> ReplayStore for dyngraph_vcsr::Vcsr<P> {
+    type Snapshot<'a> = dyngraph_vcsr::SnapshotView<'a, P>;
+
+    /// A detached degree-cache snapshot and its view.
+    fn with_snapshot<R>(&self, visit: impl FnOnce(&Self::Snapshot<'_>) -> R) -> Result<R> {
+        let snapshot = self.snapshot();
+        let view = self.view(&snapshot)?;
+        Ok(visit(&view))
+    }
+
+    fn load_base(&mut self, base: &[WeightedEdge]) -> Result<BaseLoad> {
+        // A batch into an empty Vcsr is built in one pass (PackedRuns::from_runs).
+        let bulk = self.edge_count() == 0;
+        self.insert_weighted_edges(base)?;
+        Ok(if bulk {
+            BaseLoad::BulkBuilt
+        } else {
+            BaseLoad::Inserted
+        })
+    }
+
+    fn memory_bytes(&self) -> usize {
+        dyngraph_vcsr::Vcsr::memory_bytes(self)
+    }
+
+    fn maintenance(&self) -> Option<Maintenance> {
+        let stats = self.stats();
+        Some(pma_maintenance(
+            std::iter::once(&stats.out_edges).chain(stats.in_edges.as_ref()),
+        ))
+    }
+}
+
+impl ReplayStore for dyngraph_vcsr::Pcsr {
+    type Snapshot<'a> = &'a dyngraph_vcsr::Pcsr;
+
+    /// PCSR has no snapshots; replay runs kernels between batches.
+    fn with_snapshot<R>(&self, visit: impl FnOnce(&Self::Snapshot<'_>) -> R) -> Result<R> {
+        Ok(visit(&self))
+    }
+
+    fn memory_bytes(&self) -> usize {
+        dyngraph_vcsr::Pcsr::memory_bytes(self)
+    }
+
+    fn maintenance(&self) -> Option<Maintenance> {
+        Some(pma_maintenance(
+            std::iter::once(self.stats()).chain(self.in_edge_stats()),
+        ))
+    }
+}
+
+impl ReplayStore for dyngraph_vcsr::Bal {
+    type Snapshot<'a> = &'a dyngraph_vcsr::Bal;
+
+    /// BAL has no snapshots; replay runs kernels between batches.
+    fn with_snapshot<R>(&self, visit: impl FnOnce(&Self::Snapshot<'_>) -> R) -> Result<R> {
+        Ok(visit(&self))
+    }
+
+    fn memory_bytes(&self) -> usize {
+        dyngraph_vcsr::Bal::memory_bytes(self)
     }
 }
