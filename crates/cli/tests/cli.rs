@@ -387,3 +387,58 @@ fn ctrl_c_stops_cleanly_and_prints_the_summary_so_far() {
         "the summary covers exactly what was replayed"
     );
 }
+
+#[test]
+fn every_store_ends_with_the_same_graph_and_verified_kernels() {
+    let stores = "vcsr,pcsr,bal,csrpp,csr-rebuild";
+    let mut runs: Vec<(String, Vec<&str>)> = vec![(
+        "bundled sample, simple, window".into(),
+        vec!["--simple", "--window", "10000edges", "--batch", "1000"],
+    )];
+    let dnc = shared_data("dnc-temporal.txt");
+    if let Some(path) = &dnc {
+        runs.push((
+            "dnc-temporal, undirected, self-loops".into(),
+            vec![
+                path.to_str().unwrap(),
+                "--undirected",
+                "--batch",
+                "2000",
+                "--order",
+                "time",
+            ],
+        ));
+    }
+    for (name, extra) in runs {
+        let mut args = vec!["--store", stores, "--kernel", "pr,bfs,cc,sssp", "--verify"];
+        args.extend(extra);
+        let report = replay_json(&args);
+        let summaries = report["stores"].as_array().expect("stores");
+        assert_eq!(summaries.len(), 5, "{name}");
+        let first = &summaries[0];
+        for store in summaries {
+            for field in ["edges_inserted", "edges_deleted", "edges", "vertices"] {
+                assert_eq!(
+                    store[field], first[field],
+                    "{name}: {} {field}",
+                    store["store"]
+                );
+            }
+            for kernel in ["pr", "bfs", "cc", "sssp"] {
+                assert_eq!(
+                    store["kernels"][kernel]["verified"], true,
+                    "{name}: {} {kernel}",
+                    store["store"]
+                );
+            }
+        }
+        let pma_counters = summaries
+            .iter()
+            .filter(|s| s["rebalances"].is_number())
+            .count();
+        assert_eq!(
+            pma_counters, 2,
+            "{name}: vcsr and pcsr report rebalances, the others null"
+        );
+    }
+}
