@@ -12,7 +12,7 @@ use dyngraph_benches::replay::{
     ReplayStore, Stream, bundled_sample, in_pool, kronecker_edges, mathoverflow, pagerank,
     read_edges, replay, replay_csr_rebuild, shared_data, split,
 };
-use dyngraph_core::{Csr, CsrOptions, GraphUpdate};
+use dyngraph_core::{Csr, CsrOptions};
 use dyngraph_vcsr::{Bal, Pcsr, Vcsr};
 use std::hint::black_box;
 use std::time::Duration;

@@ -69,7 +69,7 @@ fn run_policy(policy: Box<dyn GapPolicy>, runs: u32, ops: &[u32], budget: Durati
     for (i, &run) in ops.iter().enumerate() {
         layout.push(run as usize, i as u32).expect("run exists");
         inserted += 1;
-        if i % 4096 == 0 && start.elapsed() > budget {
+        if i % 256 == 0 && start.elapsed() > budget {
             finished = i + 1 == ops.len();
             break;
         }
@@ -97,7 +97,7 @@ fn run_packed_set(runs: u32, ops: &[u32], budget: Duration) -> Row {
         set.insert((run, *seq));
         *seq += 1;
         inserted += 1;
-        if i % 4096 == 0 && start.elapsed() > budget {
+        if i % 256 == 0 && start.elapsed() > budget {
             finished = i + 1 == ops.len();
             break;
         }
@@ -133,11 +133,17 @@ fn main() {
         "| workload | layout | inserts | secs | inserts/s | moves/insert | rebalances L[0-3) / [3-7) / >=7 | grows | density | bytes/elem |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
+    // PMA_ONLY=<name prefix> restricts the table to one workload (for
+    // profiling).
+    let only = std::env::var("PMA_ONLY").unwrap_or_default();
     for workload in [
         RunWorkload::Uniform,
         RunWorkload::Hammer,
         RunWorkload::Zipf(2.0),
     ] {
+        if !workload.name().starts_with(&only) {
+            continue;
+        }
         let ops = run_workload(workload, runs, elements, 42);
         let name = workload.name();
         let policies: [Box<dyn GapPolicy>; 3] = [
@@ -155,10 +161,22 @@ fn main() {
     }
 
     println!("\n## Even: moves per insert against N (uniform)\n");
-    println!("| N | layout | moves/insert | moves/insert / log2(N)^2 | secs |");
-    println!("|---|---|---|---|---|");
-    for &n in &curve {
+    println!(
+        "| N | layout | moves/insert | of which rebalance + resize | of which in-leaf/neighbour shifts | moves/insert / log2(N)^2 | secs |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let curve_row = |n: usize, layout: &str, stats: &PmaStats, secs: f64| {
         let log2 = (n as f64).log2();
+        let per = |x: u64| x as f64 / stats.inserts.max(1) as f64;
+        println!(
+            "| {n} | {layout} | {:.2} | {:.2} | {:.2} | {:.4} | {secs:.1} |",
+            stats.moves_per_insert(),
+            per(stats.moved_by_rebalance + stats.moved_by_resize),
+            per(stats.moved_by_shift),
+            stats.moves_per_insert() / (log2 * log2),
+        );
+    };
+    for &n in &curve {
         // Classic PMA: random 64-bit keys into the ordered set.
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         let mut set = PackedSet::<u64>::new();
@@ -166,11 +184,11 @@ fn main() {
         for _ in 0..n {
             set.insert(rng.random());
         }
-        let mpi = set.stats().moves_per_insert();
-        println!(
-            "| {n} | set, random keys | {mpi:.2} | {:.4} | {:.1} |",
-            mpi / (log2 * log2),
-            start.elapsed().as_secs_f64()
+        curve_row(
+            n,
+            "set, random keys",
+            set.stats(),
+            start.elapsed().as_secs_f64(),
         );
         // Classic PMA worst case: ascending keys (every insert at the end).
         let mut ascending = PackedSet::<u64>::new();
@@ -178,21 +196,21 @@ fn main() {
         for x in 0..n as u64 {
             ascending.insert(x);
         }
-        let mpi = ascending.stats().moves_per_insert();
-        println!(
-            "| {n} | set, ascending keys | {mpi:.2} | {:.4} | {:.1} |",
-            mpi / (log2 * log2),
-            start.elapsed().as_secs_f64()
+        curve_row(
+            n,
+            "set, ascending keys",
+            ascending.stats(),
+            start.elapsed().as_secs_f64(),
         );
         // Runs with Even gaps, N/10 runs, uniform appends.
         let run_count = (n / 10).max(1) as u32;
         let ops = run_workload(RunWorkload::Uniform, run_count, n, 43);
         let row = run_policy(Box::new(Even), run_count, &ops, Duration::from_secs(3600));
-        let mpi = row.stats.moves_per_insert();
-        println!(
-            "| {n} | runs/even ({run_count} runs) | {mpi:.2} | {:.4} | {:.1} |",
-            mpi / (log2 * log2),
-            row.secs
+        curve_row(
+            n,
+            &format!("runs/even ({run_count} runs)"),
+            &row.stats,
+            row.secs,
         );
     }
 }

@@ -105,3 +105,29 @@ pub fn run_workload(workload: RunWorkload, runs: u32, elements: usize, seed: u64
         }
     }
 }
+
+/// A Kronecker graph (Graph500 parameters, GAPBS `-g scale -k 16`, seed 1)
+/// written in `format` under `target/bench-data/`, generated on first use
+/// and reused afterwards. Returns the path and the edge count.
+pub fn kronecker_bench_file(
+    scale: u32,
+    format: dyngraph_loader::Format,
+) -> (std::path::PathBuf, u64) {
+    use dyngraph_loader::{Generator, write_edges};
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../target").into());
+    let dir = target.join("bench-data");
+    std::fs::create_dir_all(&dir).expect("create target/bench-data");
+    let generator = Generator::kronecker(scale, 16).seed(1);
+    let path = dir.join(format!("kron{scale}-k16.{}", format.extension()));
+    if !path.exists() {
+        let stream = generator.generate().expect("generate");
+        // Write to a temporary name first so an interrupted run never
+        // leaves a truncated file to be reused.
+        let partial = path.with_extension("partial");
+        write_edges(&partial, &stream, format).expect("write bench file");
+        std::fs::rename(&partial, &path).expect("rename bench file");
+    }
+    (path, generator.edge_count() as u64)
+}

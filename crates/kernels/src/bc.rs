@@ -300,7 +300,8 @@ pub fn verify_bc<G: OutNeighbors>(graph: &G, result: &BcResult) -> Result<(), Ve
     }
     let scale = expected.iter().copied().fold(1e-300f64, f64::max);
     for (v, (&got, &want)) in result.scores.iter().zip(&expected).enumerate() {
-        if !((got - want).abs() <= 1e-6 * scale) {
+        let close = (got - want).abs() <= 1e-6 * scale;
+        if !close {
             return Err(VerifyError::at(
                 K,
                 v as VertexId,

@@ -302,8 +302,7 @@ pub fn verify_components<G: OutNeighbors>(
     // label -> root and root -> label must both be functions.
     let mut root_of_label = vec![VertexId::MAX; n];
     let mut label_of_root = vec![VertexId::MAX; n];
-    for v in 0..n {
-        let (label, root) = (result.labels[v], roots[v]);
+    for (v, (&label, &root)) in result.labels.iter().zip(&roots).enumerate() {
         if label as usize >= n {
             return Err(VerifyError::at(
                 K,

@@ -100,7 +100,7 @@ where
             options.damping
         )));
     }
-    if !(options.tolerance >= 0.0) {
+    if options.tolerance.is_nan() || options.tolerance < 0.0 {
         return Err(Error::InvalidArgument(format!(
             "PageRank tolerance {} must be non-negative",
             options.tolerance

@@ -49,7 +49,8 @@ pub struct ReverseWalkResult {
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
 /// use dyngraph_kernels::{ReverseWalkOptions, reverse_walks, verify_reverse_walks};
 ///
-/// // 0 -> 1, 0 -> 2, 1 -> 2: two 2-step walks start at 0? Only 0 -> 1 -> 2.
+/// // 0 -> 1, 0 -> 2, 1 -> 2: the only 2-step walk is 0 -> 1 -> 2, which starts
+/// // at 0, so one reverse walk of 2 steps ends at 0.
 /// let edges = [Edge::new(0, 1), Edge::new(0, 2), Edge::new(1, 2)];
 /// let graph = Csr::from_edges(&edges, CsrOptions::default())?;
 /// let walks = reverse_walks(&graph, &ReverseWalkOptions { steps: 2 });

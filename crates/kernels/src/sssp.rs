@@ -205,7 +205,7 @@ impl<G: WeightedOutNeighbors + Sync> DeltaStepping<'_, G> {
     fn relax(&self, u: VertexId, bucket: u64, local: &mut LocalBuckets) {
         let base = self.distance(u);
         for (v, weight) in self.graph.out_neighbors_weighted(u) {
-            if !(weight >= 0.0) {
+            if weight.is_nan() || weight < 0.0 {
                 self.bad_weight.store(true, Relaxed);
                 continue;
             }
@@ -263,7 +263,7 @@ pub fn serial_dijkstra<G: WeightedOutNeighbors>(graph: &G, source: VertexId) -> 
             continue;
         }
         for (v, weight) in graph.out_neighbors_weighted(u) {
-            if !(weight >= 0.0) {
+            if weight.is_nan() || weight < 0.0 {
                 continue;
             }
             let candidate = d + weight;

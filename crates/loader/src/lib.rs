@@ -1,4 +1,139 @@
-//! `dyngraph-loader`: graph generators and parallel readers.
+//! `dyngraph-loader`: parallel readers for text graphs straight to an
+//! [`EdgeStream`] or a [`Csr`](dyngraph_core::Csr), text writers, binary
+//! CSR snapshots opened by memory map, and Kronecker/uniform generators.
+//!
+//! # At a glance
+//!
+//! | you want | call |
+//! |---|---|
+//! | the edges of a file in file order (a temporal replay) | [`load_edge_stream`] |
+//! | a CSR of a file, without an intermediate edge list | [`load_csr`] |
+//! | the same from bytes in memory | [`parse_edge_stream`], [`parse_csr`] |
+//! | a text file from a stream | [`write_edges`] (gzip when the name ends in `.gz`) |
+//! | a synthetic graph | [`Generator`] ([`Generator::kronecker`], [`Generator::uniform`]) |
+//! | a binary CSR file, reopened without copying | [`write_snapshot`], [`Snapshot::open`] (or the copying [`read_snapshot`]) |
+//!
+//! # Formats
+//!
+//! Matrix Market coordinate (`pattern`, `integer`, `real`; `general`,
+//! `symmetric`), SNAP edge lists, `.el` and `.wel`, each optionally
+//! gzip-compressed; see [`Format`] for the table of what each holds and how
+//! the third column is read. The format is detected from the Matrix Market
+//! banner, else the extension, else SNAP ([`Format::detect`]);
+//! [`LoadOptions::format`] overrides it.
+//!
+//! **Accepted and harmless**: CRLF line ends, trailing spaces and tabs,
+//! spaces or tabs (any number) between fields, blank lines, `#` and `%`
+//! comment lines anywhere (also between Matrix Market entries), no newline
+//! at the end of the file, leading zeros in ids, a Matrix Market banner in
+//! any letter case and the field name `double` for `real`. A file of only
+//! comments is an empty graph; a Matrix Market file declaring 0 entries
+//! too.
+//!
+//! **Refused**, each as [`dyngraph_core::Error::Parse`] with the file, the
+//! 1-based line and byte column, and a [`dyngraph_core::ParseErrorKind`]
+//! saying what was expected: a non-numeric token, a missing field, an extra
+//! field, id 0 in Matrix Market (1-based), a negative id, an id above
+//! `u32::MAX`, an id beyond the Matrix Market size line, an entry count
+//! different from the header's, a file that ends mid-line (an incomplete
+//! last line without a newline) or mid-header, an empty (or
+//! whitespace-only) file, a `.mtx` file without the banner, and the Matrix
+//! Market kinds dyngraph does not read (`array`, `complex`, `hermitian`,
+//! `skew-symmetric`), named in the message. An id at or past
+//! [`LoadOptions::max_vertices`] is refused at its line and column before
+//! anything is allocated for it. Bad input never panics.
+//!
+//! ```
+//! use dyngraph_core::{Error, ParseErrorKind};
+//! use dyngraph_loader::{Format, LoadOptions, parse_edge_stream};
+//!
+//! let error = parse_edge_stream(b"0 1\n1 two\n", &LoadOptions::default().format(Format::EdgeList))
+//!     .unwrap_err();
+//! assert_eq!(error.to_string(), "<input>:2:3: expected destination vertex id, found non-numeric token \"two\"");
+//! let Error::Parse { location, kind } = error else { unreachable!() };
+//! assert_eq!((location.line, location.column), (2, 3));
+//! assert!(matches!(kind, ParseErrorKind::NonNumeric { .. }));
+//! ```
+//!
+//! # How reading works, and what it costs
+//!
+//! The file is memory-mapped (with sequential-access advice) or, when it is
+//! gzip-compressed, decompressed into memory. The text after any header is
+//! cut into blocks of about [`LoadOptions::block_size`] bytes, each moved to
+//! the next line start, and the blocks are parsed in parallel with rayon
+//! into per-thread struct-of-arrays buffers (a `fold`, so each thread's
+//! buffer covers consecutive blocks), with hand-written number parsing and
+//! no allocation per line (GVEL's scheme). A well-formed data line is
+//! parsed in one pass, its end found by the parse itself; anything else
+//! (comments, blank lines, odd spacing, errors) goes through a
+//! line-at-a-time path that produces the exact error. Errors are recorded per buffer
+//! as "n-th line of this buffer" and turned into file line numbers once
+//! all buffers are done.
+//!
+//! - [`load_edge_stream`]: one pass over the text, then a parallel copy of
+//!   the buffers into the stream's arrays. Memory: the stream (8 bytes per
+//!   edge, +4 with weights, +8 with timestamps) plus the buffers while
+//!   copying.
+//! - [`load_csr`]: the same pass, then [`Csr::from_chunks`](dyngraph_core::Csr::from_chunks)
+//!   on the buffers as they are: per-partition degree counts, a prefix sum
+//!   and a scatter; no global edge list is built.
+//!
+//! Within each vertex the CSR keeps file order, unless [`LoadOptions::sort`]
+//! or [`LoadOptions::dedupe`] is set.
+//!
+//! # Example: read a SNAP temporal file, two ways
+//!
+//! ```
+//! use dyngraph_core::{Graph, OutNeighbors};
+//! use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
+//!
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
+//! let stream = load_edge_stream(path, &LoadOptions::default())?;
+//! assert_eq!(stream.len(), 59_835);
+//! assert_eq!(stream.vertex_count(), 1_900); // ids 1..=1899
+//! // The third column of a SNAP .txt file is a timestamp.
+//! assert_eq!(stream.timestamps().unwrap()[0], 1_082_040_961);
+//!
+//! let csr = load_csr(path, &LoadOptions::default().dedupe(true).threads(2))?;
+//! assert_eq!(csr.edge_count(), 20_296); // distinct (src, dst) pairs
+//! assert!(csr.out_neighbors(1).next().is_some());
+//! # Ok::<(), dyngraph_core::Error>(())
+//! ```
+//!
+//! # Example: generate, write, read back
+//!
+//! ```
+//! use dyngraph_loader::{ArrivalOrder, Format, Generator, LoadOptions, load_edge_stream, write_edges};
+//!
+//! let stream = Generator::kronecker(8, 16).seed(42).order(ArrivalOrder::Shuffled).generate()?;
+//! let path = std::env::temp_dir().join(format!("dyngraph-doc-kron-{}.el", std::process::id()));
+//! write_edges(&path, &stream, Format::EdgeList)?;
+//! let back = load_edge_stream(&path, &LoadOptions::default())?;
+//! assert_eq!(back.src(), stream.src());
+//! assert_eq!(back.dst(), stream.dst());
+//! # std::fs::remove_file(&path).ok();
+//! # Ok::<(), dyngraph_core::Error>(())
+//! ```
+//!
+//! # Example: a binary snapshot
+//!
+//! ```
+//! use dyngraph_core::{Graph, OutNeighbors};
+//! use dyngraph_loader::{LoadOptions, Snapshot, parse_csr, write_snapshot};
+//!
+//! let csr = parse_csr(b"0 1\n0 2\n2 1\n", &LoadOptions::default())?;
+//! let path = std::env::temp_dir().join(format!("dyngraph-doc-{}.csr", std::process::id()));
+//! write_snapshot(&path, &csr)?;
+//! // SAFETY: the file was just written by this program into a fresh path,
+//! // and nothing modifies it while `snapshot` is alive.
+//! let snapshot = unsafe { Snapshot::open(&path)? };
+//! let view = snapshot.view()?; // borrows the mapped file: no copy
+//! assert_eq!(view.out_neighbors(0).collect::<Vec<_>>(), [1, 2]);
+//! assert_eq!(view.edge_count(), 3);
+//! # drop(snapshot);
+//! # std::fs::remove_file(&path).ok();
+//! # Ok::<(), dyngraph_core::Error>(())
+//! ```
 #![deny(missing_docs)]
 
 mod format;
@@ -7,6 +142,7 @@ mod load;
 mod mtx;
 mod number;
 mod parse;
+pub mod snapshot;
 mod stream;
 mod write;
 
@@ -15,5 +151,6 @@ pub use generate::{ArrivalOrder, Generator, GraphKind};
 pub use load::{
     DEFAULT_BLOCK_SIZE, LoadOptions, load_csr, load_edge_stream, parse_csr, parse_edge_stream,
 };
+pub use snapshot::{Snapshot, SnapshotOptions, read_snapshot, write_snapshot};
 pub use stream::{EdgeStream, EdgeValues, ValueKind};
 pub use write::{write_edges, write_edges_to};

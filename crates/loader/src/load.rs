@@ -129,9 +129,10 @@ setters! {
 /// crash the process with `SIGBUS`).
 ///
 /// # Errors
-/// [`Error::Io`] when the file cannot be read; [`Error::Parse`] with file,
-/// line and byte column for malformed text; [`Error::VertexLimit`] past
-/// [`LoadOptions::max_vertices`].
+/// [`Error::Io`] when the file cannot be read or decompressed;
+/// [`Error::Parse`] with file, line and byte column for malformed text and
+/// for an id at or past [`LoadOptions::max_vertices`] (kind
+/// [`ParseErrorKind::Other`], naming the id and the limit).
 pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result<EdgeStream> {
     let path = path.as_ref();
     let input = Input::open(path)?;
@@ -271,7 +272,9 @@ fn parse_error(path: Option<&Path>, line: u64, column: u64, kind: ParseErrorKind
     }
 }
 
-fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<Parsed> {
+/// Parses `text`; with `for_csr`, timestamps (not CSR data) are checked but
+/// not stored.
+fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool) -> Result<Parsed> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return Err(parse_error(path, 1, 1, ParseErrorKind::EmptyInput));
     }
@@ -324,6 +327,9 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<Pars
         }
     };
 
+    if for_csr && syntax.third == Third::Timestamp {
+        syntax.third = Third::TimestampChecked;
+    }
     let data = &text[data_offset..];
     let buffers = syntax.parse_parallel(data, options.block_size);
     if let Some((line, column, kind)) = first_error(&buffers, first_line) {
@@ -386,7 +392,7 @@ fn stream_from_bytes(
         mut buffers,
         vertex_count,
         third,
-    } = parse(text, path, options)?;
+    } = parse(text, path, options, false)?;
     let src = concat(
         buffers
             .iter_mut()
@@ -412,7 +418,7 @@ fn stream_from_bytes(
                 .map(|b| std::mem::take(&mut b.timestamps))
                 .collect(),
         )),
-        Third::Absent | Third::Ignore => EdgeValues::None,
+        Third::Absent | Third::Ignore | Third::TimestampChecked => EdgeValues::None,
     };
     let stream = EdgeStream::from_parts_unchecked(src, dst, values, vertex_count);
     Ok(if options.dedupe {
@@ -423,7 +429,7 @@ fn stream_from_bytes(
 }
 
 fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<Csr> {
-    let parsed = parse(text, path, options)?;
+    let parsed = parse(text, path, options, true)?;
     let chunks: Vec<EdgeChunk<'_>> = parsed
         .buffers
         .iter()

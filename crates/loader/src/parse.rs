@@ -24,6 +24,9 @@ pub(crate) enum Third {
     Weight,
     /// A `u64` timestamp.
     Timestamp,
+    /// A `u64` timestamp, checked but not stored (for a CSR, which has no
+    /// place for it).
+    TimestampChecked,
     /// Required but skipped.
     Ignore,
 }
@@ -138,16 +141,16 @@ pub(crate) fn split_line(bytes: &[u8]) -> (&[u8], &[u8], bool) {
 }
 
 impl Syntax {
+    /// Applies the 1-based shift, the size-line bound and the vertex limit.
     #[inline]
-    fn vertex(
+    fn check_vertex(
         &self,
+        mut id: VertexId,
         token: &[u8],
         offset: usize,
-        expected: &'static str,
         bound: Option<u64>,
     ) -> Result<VertexId, FieldError> {
         let at = |kind| FieldError { offset, kind };
-        let mut id = parse_vertex(token, expected).map_err(at)?;
         if self.one_based {
             if id == 0 {
                 return Err(at(ParseErrorKind::ZeroId));
@@ -174,23 +177,96 @@ impl Syntax {
         Ok(id)
     }
 
+    /// Reads the vertex id starting at `line[*pos]` (not a blank): digits
+    /// are accumulated as they are scanned, so a well-formed id is read in
+    /// one pass; anything else is re-read as a token for the error.
+    #[inline(always)]
+    fn vertex_at(
+        &self,
+        line: &[u8],
+        pos: &mut usize,
+        expected: &'static str,
+        bound: Option<u64>,
+    ) -> Result<VertexId, FieldError> {
+        let start = *pos;
+        // Ten digits cannot overflow a u64; an eleventh (or any other byte
+        // that is not a blank) sends the token down the slow path.
+        let mut value: u64 = 0;
+        let mut digits = 0;
+        for &byte in line[start..].iter().take(10) {
+            let digit = byte.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            value = value * 10 + u64::from(digit);
+            digits += 1;
+        }
+        let end = start + digits;
+        let plain = end > start
+            && (end == line.len() || is_blank(line[end]))
+            && value <= u64::from(u32::MAX);
+        if plain {
+            // The common case, kept small enough to inline: an id within
+            // the bounds needs no further checks.
+            let in_bounds = !self.one_based || (value >= 1 && bound.is_none_or(|b| value <= b));
+            let id = value - u64::from(self.one_based && in_bounds);
+            if in_bounds && (id as usize) < self.max_vertices {
+                *pos = end;
+                return Ok(id as VertexId);
+            }
+        }
+        self.vertex_slow(line, pos, expected, bound, plain.then_some((value, end)))
+    }
+
+    /// Everything but the common case: 1-based ids, ids past the limit,
+    /// and malformed tokens, re-read whole for the exact error.
+    #[cold]
+    #[inline(never)]
+    fn vertex_slow(
+        &self,
+        line: &[u8],
+        pos: &mut usize,
+        expected: &'static str,
+        bound: Option<u64>,
+        plain: Option<(u64, usize)>,
+    ) -> Result<VertexId, FieldError> {
+        let start = *pos;
+        if let Some((value, end)) = plain {
+            *pos = end;
+            return self.check_vertex(value as VertexId, &line[start..end], start, bound);
+        }
+        let (offset, token) = next_token(line, pos).expect("called on a non-blank byte");
+        let id = parse_vertex(token, expected).map_err(|kind| FieldError { offset, kind })?;
+        self.check_vertex(id, token, offset, bound)
+    }
+
+    /// Moves `pos` to the next field, or reports it missing.
+    #[inline]
+    fn field_start(line: &[u8], pos: &mut usize, expected: &'static str) -> Result<(), FieldError> {
+        *pos = skip_blanks(line, *pos);
+        if *pos == line.len() {
+            return Err(FieldError {
+                offset: line.len(),
+                kind: ParseErrorKind::MissingField { expected },
+            });
+        }
+        Ok(())
+    }
+
     /// Parses one line (without its newline) into `buffer`.
     #[inline]
     fn parse_line(&self, line: &[u8], buffer: &mut Buffer) -> Result<(), FieldError> {
-        let mut pos = 0;
-        let Some((offset, token)) = next_token(line, &mut pos) else {
-            return Ok(()); // Blank line.
-        };
-        if token[0] == b'#' || token[0] == b'%' {
-            return Ok(()); // Comment.
+        let mut pos = skip_blanks(line, 0);
+        if pos == line.len() || line[pos] == b'#' || line[pos] == b'%' {
+            return Ok(()); // Blank line or comment.
         }
         let (rows, cols) = match self.bounds {
             Some((rows, cols)) => (Some(rows), Some(cols)),
             None => (None, None),
         };
-        let src = self.vertex(token, offset, "source vertex id", rows)?;
-        let (offset, token) = required(line, &mut pos, "destination vertex id")?;
-        let dst = self.vertex(token, offset, "destination vertex id", cols)?;
+        let src = self.vertex_at(line, &mut pos, "source vertex id", rows)?;
+        Self::field_start(line, &mut pos, "destination vertex id")?;
+        let dst = self.vertex_at(line, &mut pos, "destination vertex id", cols)?;
         let at = |offset| move |kind| FieldError { offset, kind };
         let mut weight: Weight = 0.0;
         let mut timestamp: Timestamp = 0;
@@ -200,7 +276,7 @@ impl Syntax {
                 let (offset, token) = required(line, &mut pos, "weight")?;
                 weight = parse_f32(token, "weight").map_err(at(offset))?;
             }
-            Third::Timestamp => {
+            Third::Timestamp | Third::TimestampChecked => {
                 let (offset, token) = required(line, &mut pos, "timestamp")?;
                 timestamp = parse_u64(token, "timestamp").map_err(at(offset))?;
             }
@@ -217,16 +293,112 @@ impl Syntax {
             });
         }
 
+        self.accept(buffer, src, dst, weight, timestamp);
+        Ok(())
+    }
+
+    /// Records one well-formed data line.
+    #[inline(always)]
+    fn accept(
+        &self,
+        buffer: &mut Buffer,
+        src: VertexId,
+        dst: VertexId,
+        weight: Weight,
+        timestamp: Timestamp,
+    ) {
         buffer.entries += 1;
         buffer.max_id = buffer.max_id.max(Some(src.max(dst)));
         if self.drop_self_loops && src == dst {
-            return Ok(());
+            return;
         }
         self.push(buffer, src, dst, weight, timestamp);
         if self.expand_reverse && src != dst {
             self.push(buffer, dst, src, weight, timestamp);
         }
-        Ok(())
+    }
+
+    /// An id of at most ten digits at `rest[*i]` that passes every check,
+    /// or `None` (the caller then takes the slow path, which reports).
+    #[inline(always)]
+    fn fast_id(&self, rest: &[u8], i: &mut usize, bound: Option<u64>) -> Option<VertexId> {
+        let start = *i;
+        let mut value: u64 = 0;
+        for &byte in rest[start..].iter().take(10) {
+            let digit = byte.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            value = value * 10 + u64::from(digit);
+            *i += 1;
+        }
+        if *i == start || value > u64::from(u32::MAX) {
+            return None;
+        }
+        let id = if self.one_based {
+            if value == 0 || bound.is_some_and(|b| value > b) {
+                return None;
+            }
+            value - 1
+        } else {
+            value
+        };
+        ((id as usize) < self.max_vertices).then_some(id as VertexId)
+    }
+
+    /// Parses a well-formed data line at the start of `rest` in one pass,
+    /// without looking for its end first. Returns the bytes consumed
+    /// (newline included) and whether a newline ended it; `None`, with
+    /// nothing recorded, for anything else (comments, blank lines, CRs in
+    /// odd places, errors), which the line-at-a-time path then handles.
+    #[inline(always)]
+    fn fast_line(&self, rest: &[u8], buffer: &mut Buffer) -> Option<(usize, bool)> {
+        let blank_run = |i: &mut usize| {
+            let start = *i;
+            while *i < rest.len() && is_blank(rest[*i]) {
+                *i += 1;
+            }
+            *i > start
+        };
+        let (rows, cols) = match self.bounds {
+            Some((rows, cols)) => (Some(rows), Some(cols)),
+            None => (None, None),
+        };
+        let mut i = 0;
+        let src = self.fast_id(rest, &mut i, rows)?;
+        if !blank_run(&mut i) {
+            return None;
+        }
+        let dst = self.fast_id(rest, &mut i, cols)?;
+        let mut weight: Weight = 0.0;
+        let mut timestamp: Timestamp = 0;
+        if self.third != Third::Absent {
+            if !blank_run(&mut i) {
+                return None;
+            }
+            let start = i;
+            while i < rest.len() && !is_blank(rest[i]) && rest[i] != b'\n' && rest[i] != b'\r' {
+                i += 1;
+            }
+            let token = &rest[start..i];
+            match self.third {
+                Third::Weight => weight = parse_f32(token, "weight").ok()?,
+                Third::Timestamp | Third::TimestampChecked => {
+                    timestamp = parse_u64(token, "timestamp").ok()?;
+                }
+                Third::Ignore if token.is_empty() => return None,
+                Third::Ignore | Third::Absent => {}
+            }
+        }
+        blank_run(&mut i);
+        let end = match rest.get(i) {
+            None => (i, false),
+            Some(b'\n') => (i + 1, true),
+            Some(b'\r') if rest.get(i + 1) == Some(&b'\n') => (i + 2, true),
+            Some(_) => return None,
+        };
+        self.accept(buffer, src, dst, weight, timestamp);
+        Some(end)
     }
 
     #[inline]
@@ -243,7 +415,7 @@ impl Syntax {
         match self.third {
             Third::Weight => buffer.weights.push(weight),
             Third::Timestamp => buffer.timestamps.push(timestamp),
-            Third::Absent | Third::Ignore => {}
+            Third::Absent | Third::Ignore | Third::TimestampChecked => {}
         }
     }
 
@@ -258,6 +430,11 @@ impl Syntax {
         }
         let mut rest = block;
         while !rest.is_empty() {
+            if let Some((consumed, newline)) = self.fast_line(rest, buffer) {
+                buffer.lines += u64::from(newline);
+                rest = &rest[consumed..];
+                continue;
+            }
             let (line, tail, newline) = split_line(rest);
             if let Err(error) = self.parse_line(line, buffer) {
                 // Only the input's last line can lack a newline (blocks end
@@ -395,6 +572,86 @@ mod tests {
             }
         }
         assert!(line_aligned_blocks(b"", 4).is_empty());
+    }
+
+    /// The line-at-a-time path alone, for comparison with `parse_block`'s
+    /// fast path.
+    fn slow_only(syntax: &Syntax, block: &[u8]) -> Buffer {
+        let mut buffer = Buffer::default();
+        let mut rest = block;
+        while !rest.is_empty() {
+            let (line, tail, newline) = split_line(rest);
+            if let Err(error) = syntax.parse_line(line, &mut buffer) {
+                buffer.error = Some(LocalError {
+                    lines_before: buffer.lines,
+                    column: error.offset as u64 + 1,
+                    kind: error.kind,
+                });
+                break;
+            }
+            buffer.lines += u64::from(newline);
+            rest = tail;
+        }
+        buffer
+    }
+
+    fn summary(buffer: &Buffer) -> impl PartialEq + std::fmt::Debug {
+        (
+            buffer.src.clone(),
+            buffer.dst.clone(),
+            buffer
+                .weights
+                .iter()
+                .map(|w| w.to_bits())
+                .collect::<Vec<_>>(),
+            buffer.timestamps.clone(),
+            buffer.entries,
+            buffer.max_id,
+            buffer
+                .error
+                .as_ref()
+                .map(|e| (e.lines_before, e.column, e.kind.clone())),
+            // Lines only count up to an error.
+            buffer.error.is_none().then_some(buffer.lines),
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// The one-pass fast path accepts exactly what the line-at-a-time
+        /// path accepts, with the same values, and leaves everything else
+        /// (errors included) to it.
+        #[test]
+        fn fast_path_agrees_with_the_line_path(
+            text in proptest::collection::vec(
+                proptest::sample::select(b"0123456789 \t\r\n#.-e".to_vec()), 0..120),
+            third in proptest::sample::select(vec![Third::Absent, Third::Weight, Third::Timestamp, Third::Ignore]),
+            one_based in proptest::bool::ANY,
+            expand_reverse in proptest::bool::ANY,
+            drop_self_loops in proptest::bool::ANY,
+        ) {
+            let syntax = Syntax {
+                one_based,
+                bounds: one_based.then_some((500, 40)),
+                third,
+                expand_reverse,
+                drop_self_loops,
+                max_vertices: 1000,
+            };
+            let mut fast = Buffer::default();
+            syntax.parse_block(&text, &mut fast);
+            // parse_block turns a missing field on an unterminated last
+            // line into UnexpectedEof; do the same for the comparison.
+            let mut slow = slow_only(&syntax, &text);
+            if let Some(error) = &mut slow.error
+                && matches!(error.kind, ParseErrorKind::MissingField { .. })
+                && fast.error.as_ref().is_some_and(|e| matches!(e.kind, ParseErrorKind::UnexpectedEof { .. }))
+            {
+                error.kind = ParseErrorKind::UnexpectedEof { context: "an edge line" };
+            }
+            proptest::prop_assert_eq!(summary(&fast), summary(&slow));
+        }
     }
 
     #[test]

@@ -59,6 +59,11 @@ pub struct PackedSet<T> {
     slots: Vec<T>,
     /// Elements at the start of each leaf.
     counts: Vec<usize>,
+    /// `heads[i]` is leaf `i`'s first element, or for an empty leaf the
+    /// previous leaf's entry (`None` before the first non-empty leaf), so
+    /// the array is non-decreasing and a search is one binary search over
+    /// a dense array of heads instead of probing leaves.
+    heads: Vec<Option<T>>,
     leaf_size: usize,
     len: usize,
     tree: DensityTree,
@@ -104,6 +109,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         Ok(PackedSet {
             slots: vec![T::default(); capacity],
             counts: vec![0; leaves],
+            heads: vec![None; leaves],
             leaf_size,
             len: 0,
             tree: DensityTree::new(leaves, config.thresholds),
@@ -144,9 +150,11 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         set.relayout(0, leaves, leaf_size, None);
         set.counts.clear();
         set.counts.extend(set.scratch_new.iter().map(|&(_, c)| c));
+        set.heads = vec![None; leaves];
         set.leaf_size = leaf_size;
         set.len = n;
         set.tree = DensityTree::new(leaves, t);
+        set.fix_heads(0..leaves);
         set.stats = PmaStats::default();
         Ok(set)
     }
@@ -206,11 +214,12 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         &self.tree
     }
 
-    /// Heap bytes held: slots, leaf counts, scratch.
+    /// Heap bytes held: slots, leaf counts and heads, scratch.
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         self.slots.capacity() * size_of::<T>()
             + self.counts.capacity() * size_of::<usize>()
+            + self.heads.capacity() * size_of::<Option<T>>()
             + (self.scratch_old.capacity() + self.scratch_new.capacity())
                 * size_of::<(usize, usize)>()
             + self.scratch_blocks.capacity() * size_of::<Block>()
@@ -230,35 +239,40 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
 
     /// `(leaf, position, found)`: where `x` is, or where it would go.
     fn locate(&self, x: &T) -> (usize, usize, bool) {
-        let leaves = self.counts.len();
-        // pred(i): the first non-empty leaf at or after i starts at or
-        // below x. It is true on a prefix of the leaves, because heads of
-        // non-empty leaves increase.
-        let pred = |i: usize| {
-            let mut j = i;
-            while j < leaves && self.counts[j] == 0 {
-                j += 1;
-            }
-            j < leaves && self.slots[j * self.leaf_size] <= *x
+        let key = Some(*x);
+        // Leaves before `p` start at or below x (or are empty and follow
+        // such a leaf); the last non-empty one among them holds x's place.
+        let p = self.heads.partition_point(|h| *h <= key);
+        let mut leaf = match p.checked_sub(1) {
+            Some(leaf) => leaf,
+            None => return (0, 0, false),
         };
-        let (mut lo, mut hi) = (0, leaves);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if pred(mid) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+        while self.counts[leaf] == 0 {
+            match leaf.checked_sub(1) {
+                Some(previous) => leaf = previous,
+                None => return (0, 0, false),
             }
         }
-        if lo == 0 {
-            return (0, 0, false);
-        }
-        // pred(lo - 1) holds and pred(lo) fails, so leaf lo - 1 is
-        // non-empty and starts at or below x.
-        let leaf = lo - 1;
         match self.leaf(leaf).binary_search(x) {
             Ok(pos) => (leaf, pos, true),
             Err(pos) => (leaf, pos, false),
+        }
+    }
+
+    /// Recomputes the heads of `leaves` and of the empty leaves right after
+    /// them (which copy the last head before them).
+    fn fix_heads(&mut self, leaves: std::ops::Range<usize>) {
+        let mut previous = match leaves.start.checked_sub(1) {
+            Some(before) => self.heads[before],
+            None => None,
+        };
+        let mut leaf = leaves.start;
+        while leaf < self.counts.len() && (leaf < leaves.end || self.counts[leaf] == 0) {
+            if self.counts[leaf] > 0 {
+                previous = Some(self.slots[leaf * self.leaf_size]);
+            }
+            self.heads[leaf] = previous;
+            leaf += 1;
         }
     }
 
@@ -287,7 +301,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         (0..self.counts.len())
             .rev()
             .find(|&l| self.counts[l] > 0)
-            .map(|l| *self.leaf(l).last().unwrap_or_else(|| unreachable!()))
+            .and_then(|l| self.leaf(l).last().copied())
     }
 
     /// All elements in increasing order.
@@ -359,6 +373,9 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
             self.slots[base + pos] = x;
             self.counts[leaf] += 1;
             self.stats.count_shift((count - pos) as u64);
+            if pos == 0 {
+                self.fix_heads(leaf..leaf + 1);
+            }
         }
         self.len += 1;
         self.stats.inserts += 1;
@@ -379,6 +396,9 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         self.counts[leaf] -= 1;
         self.len -= 1;
         self.stats.removes += 1;
+        if pos == 0 {
+            self.fix_heads(leaf..leaf + 1);
+        }
         let t = self.config.thresholds;
         let capacity = self.slots.len();
         if capacity > self.min_capacity() && (self.len as f64) < t.shrink_below() * capacity as f64
@@ -490,6 +510,9 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         self.leaf_size = leaf_size;
         self.counts.clear();
         self.counts.extend(self.scratch_new.iter().map(|&(_, c)| c));
+        self.heads.clear();
+        self.heads.resize(leaves, None);
+        self.fix_heads(0..leaves);
         self.tree = DensityTree::new(leaves, self.config.thresholds);
         self.stats.count_resize(grew, moved);
     }
@@ -506,6 +529,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         for (i, &(_, c)) in self.scratch_new.iter().enumerate() {
             self.counts[first_leaf + i] = c;
         }
+        self.fix_heads(first_leaf..first_leaf + self.scratch_new.len());
     }
 
     /// Spreads the elements of the segments in `scratch_old` (in order)
@@ -572,7 +596,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
     /// the expected size; every leaf holds at most `ceil(leaf_upper * L)`
     /// elements; counts add up to `len`; all elements are strictly
     /// increasing across leaves (nothing lost order, nothing duplicated);
-    /// the root is within its upper bound and above the shrink threshold
+    /// the search heads match the leaves; the root is within its upper bound and above the shrink threshold
     /// (or at the minimum capacity).
     pub fn validate(&self) -> Result<(), PmaError> {
         let fail = |why: String| Err(PmaError::Invariant(why));
@@ -611,6 +635,18 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         }
         if total != self.len {
             return fail(format!("len {} but leaves hold {total}", self.len));
+        }
+        let mut previous_head = None;
+        for (l, &head) in self.heads.iter().enumerate() {
+            let expected = if self.counts[l] > 0 {
+                Some(self.slots[l * self.leaf_size])
+            } else {
+                previous_head
+            };
+            if head != expected || self.heads.len() != self.counts.len() {
+                return fail(format!("leaf {l}: stale head"));
+            }
+            previous_head = expected;
         }
         if self.len as f64 > t.root_upper * capacity as f64 {
             return fail(format!(

@@ -81,12 +81,25 @@ pub fn apportion(out: &mut [usize], total: usize, weight: impl Fn(usize) -> u64)
         return;
     }
     let sum: u128 = (0..n).map(|i| u128::from(weight(i))).sum();
+    let denominator = if sum == 0 { n as u128 } else { sum };
+    // 64-bit arithmetic when `prefix * total` cannot overflow it (nearly
+    // always), 128-bit division otherwise: it is several times slower.
+    if denominator.saturating_mul(total as u128) <= u128::from(u64::MAX) {
+        let (denominator, total) = (denominator as u64, total as u64);
+        let (mut prefix, mut given) = (0u64, 0u64);
+        for (i, slot) in out.iter_mut().enumerate() {
+            prefix += if sum == 0 { 1 } else { weight(i) };
+            let upto = prefix * total / denominator;
+            *slot += (upto - given) as usize;
+            given = upto;
+        }
+        return;
+    }
     let total_wide = total as u128;
     let mut prefix: u128 = 0;
     let mut given: u128 = 0;
     for (i, slot) in out.iter_mut().enumerate() {
         prefix += if sum == 0 { 1 } else { u128::from(weight(i)) };
-        let denominator = if sum == 0 { n as u128 } else { sum };
         let upto = prefix * total_wide / denominator;
         *slot += (upto - given) as usize;
         given = upto;
@@ -161,9 +174,13 @@ impl GapPolicy for DegreeProportional {
 /// The log holds the last `history_len` inserted-into run ids, about
 /// `log2 N` entries (re-sized on every resize to `max(16, log2
 /// capacity)`). On a redistribution, every run first gets `min_slack`;
-/// if some logged inserts fall in the window, half of the remaining free
-/// slots are shared in proportion to those hits and half by length;
-/// otherwise all of it goes by length, as [`DegreeProportional`].
+/// the remaining free slots are shared by length as in
+/// [`DegreeProportional`], except that each logged insert into a run of
+/// the window counts as much as a run of average length: a run that is
+/// being filled right now (the hammer pattern, where length says nothing
+/// about the future) gets room for about as many more elements as it has
+/// recent inserts times the average run, while one stale log entry can
+/// cost little.
 /// `O(runs + history_len)` per redistribution, `O(1)` per insert.
 #[derive(Clone)]
 pub struct HistoryAdaptive {
@@ -228,10 +245,15 @@ impl GapPolicy for HistoryAdaptive {
         }
         gaps.iter_mut().for_each(|g| *g = self.min_slack);
         let rest = window.free_slots - reserved;
-        let by_hits = rest / 2;
+        // Weights scaled by the run count `k` to stay integral: a run's
+        // length counts `k` per element, and each logged hit counts as
+        // much as a whole run of average length (`total / k` elements).
+        let k = runs as u64;
+        let per_hit = window.lengths.iter().sum::<usize>() as u64 + k;
         let hits = &self.hits;
-        apportion(gaps, by_hits, |i| hits[i]);
-        apportion(gaps, rest - by_hits, |i| window.lengths[i] as u64);
+        apportion(gaps, rest, |i| {
+            window.lengths[i] as u64 * k + hits[i] * per_hit
+        });
     }
 
     fn record_insert(&mut self, run: usize) {
@@ -340,6 +362,16 @@ mod tests {
                 policy.distribute(&w, &mut gaps);
                 prop_assert_eq!(gaps.iter().sum::<usize>(), free, "{}", policy.name());
             }
+        }
+
+        #[test]
+        fn apportion_conserves_with_huge_weights(
+            weights in proptest::collection::vec(0u64..u64::MAX / 64, 1..30),
+            total in 0usize..usize::MAX / 64,
+        ) {
+            let mut out = vec![0; weights.len()];
+            apportion(&mut out, total, |i| weights[i]);
+            prop_assert_eq!(out.iter().sum::<usize>(), total);
         }
 
         #[test]

@@ -32,12 +32,13 @@ const SHIFT_SLACK: usize = 16;
 /// | tombstoning | `O(1)` through [`run_mut`](Self::run_mut); the slot is reclaimed by the next redistribution of its window (if [`Reclaim`] allows) or by [`compact`](Self::compact) |
 /// | [`run`](Self::run) | `O(1)`: a `&[T]` |
 /// | full scan | every run's slice in order; the elements are contiguous per run and runs are in id order, so a scan reads `N / density` slots of `T` plus two words per run |
-/// | [`add_runs`](Self::add_runs) | `O(added)` (new runs are empty, with no slots until their section is redistributed) |
+/// | [`add_runs`](Self::add_runs) | amortized `O(added)`: each new run gets one free slot at the end of the array (no element moves, unless the added slots drop the root below its lower bound and the array halves) |
 ///
 /// Memory: `capacity * size_of::<T>()` for the slots (capacity stays
-/// between `N / root_upper` and `2 N / root_lower` once past the minimum)
-/// plus three `usize` per run (start, length, and amortized section count);
-/// see [`memory_bytes`](Self::memory_bytes).
+/// between `N / root_upper` and `2 N / root_lower`, and never below the
+/// configured minimum plus one slot per run) plus two `usize` and a flag
+/// per run (start, length, "handed out mutably") and one `usize` per
+/// section; see [`memory_bytes`](Self::memory_bytes).
 ///
 /// # Density bounds
 ///
@@ -78,6 +79,9 @@ pub struct PackedRuns<T, P = DegreeProportional> {
     /// capacity, so run `r` owns `start[r]..start[r + 1]`.
     start: Vec<usize>,
     len: Vec<usize>,
+    /// Runs handed out mutably since their last reclamation pass: only
+    /// these can hold tombstones, so only these are scanned for them.
+    touched: Vec<bool>,
     /// Elements (tombstones included) per section.
     section_len: Vec<usize>,
     runs_per_section: usize,
@@ -122,6 +126,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             slots: vec![T::default(); capacity],
             start: vec![capacity],
             len: Vec::new(),
+            touched: Vec::new(),
             section_len: Vec::new(),
             runs_per_section: 1,
             total: 0,
@@ -161,8 +166,8 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         let t = config.thresholds;
         let target = (t.root_lower + t.root_upper) / 2.0;
         let capacity = ((n as f64 / target).ceil() as usize)
-            .max(config.min_capacity)
-            .max(n);
+            .max(config.min_capacity + lengths.len())
+            .max(n + lengths.len());
         elements.resize(capacity, T::default());
         layout.slots = elements;
         layout.start.clear();
@@ -172,6 +177,8 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             next += l;
         }
         layout.start.push(capacity);
+        // The input may hold tombstones: let the first layout drop them.
+        layout.touched = lengths.iter().map(|&l| l > 0).collect();
         layout.len = lengths;
         layout.total = n;
         layout.rebuild_sections();
@@ -220,11 +227,14 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     }
 
     /// Run `run`'s elements, mutable in place (to mark a tombstone or edit
-    /// a payload; the length cannot change this way).
+    /// a payload; the length cannot change this way). The run is noted as
+    /// possibly holding tombstones, so the next redistribution of its
+    /// window scans it; runs never handed out mutably are not scanned.
     #[inline]
     pub fn run_mut(&mut self, run: usize) -> Option<&mut [T]> {
         let s = *self.start.get(run)?;
         let l = *self.len.get(run)?;
+        self.touched[run] = true;
         Some(&mut self.slots[s..s + l])
     }
 
@@ -312,6 +322,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 + self.scratch_gaps.capacity())
                 * size_of::<usize>()
             + self.scratch_blocks.capacity() * size_of::<Block>()
+            + self.touched.capacity()
     }
 
     /// [`memory_bytes`](Self::memory_bytes) per stored element (the whole
@@ -328,15 +339,21 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         if count == 0 {
             return first..first;
         }
+        // Each new run comes with one free slot of its own at the end of
+        // the array, so its first element needs no shift and no
+        // redistribution (and a layout of a million empty runs is not a
+        // 64-slot array that every first insert must redistribute).
         let capacity = self.slots.len();
+        self.slots.resize(capacity + count, T::default());
         self.start.pop();
-        self.start.resize(first + count, capacity);
+        self.start.extend(capacity..capacity + count);
         if first == 0 {
-            // The first run owns the whole array until a redistribution.
+            // The first run also owns the slots no run owned before.
             self.start[0] = 0;
         }
-        self.start.push(capacity);
+        self.start.push(capacity + count);
         self.len.resize(first + count, 0);
+        self.touched.resize(first + count, false);
         let wanted = self.chosen_runs_per_section();
         if wanted != self.runs_per_section {
             self.rebuild_sections();
@@ -345,6 +362,11 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             self.section_len.resize(sections, 0);
             self.tree = DensityTree::new(sections.max(1), self.config.thresholds);
         }
+        self.policy.on_resize(self.slots.len(), self.run_count());
+        // The added slots may leave the root below its lower bound; that
+        // needs as many added slots as a removal-driven shrink needs
+        // removals, so it stays amortized O(1) per added run.
+        self.maybe_shrink();
         first..first + count
     }
 
@@ -577,10 +599,21 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.resize_to(capacity, Some(run));
     }
 
-    /// Halves the array while the root is below `root_lower / 2`.
+    /// The array never shrinks below the larger of the configured minimum
+    /// and the element count, plus one slot per run (what
+    /// [`add_runs`](Self::add_runs) adds).
+    fn capacity_floor(&self) -> usize {
+        // One free slot per run on top of the elements (or of
+        // `min_capacity`, whichever is larger): the same size `from_runs`
+        // builds, so a freshly built layout is never "too sparse".
+        self.config.min_capacity.max(self.total) + self.run_count()
+    }
+
+    /// Halves the array while the root is below `root_lower / 2` (and
+    /// above [`capacity_floor`](Self::capacity_floor)).
     fn maybe_shrink(&mut self) {
         let shrink_below = self.config.thresholds.shrink_below();
-        let min = self.config.min_capacity;
+        let min = self.capacity_floor();
         let mut capacity = self.slots.len();
         while capacity > min && (self.total as f64) < shrink_below * capacity as f64 {
             capacity = (capacity / 2).max(min);
@@ -630,26 +663,35 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             return 0;
         }
         let mut moved = 0u64;
-        // Pass 0: squeeze reclaimable elements out of each run, leftward
-        // inside the run's own slots, so every run below is dense. The run
-        // receiving an insert keeps its tombstones this time, so the
-        // caller's position in it stays valid.
+        // Pass 0: squeeze reclaimable elements out of each run that may
+        // hold some (it was handed out mutably), leftward inside the run's
+        // own slots, so every run below is dense. The run receiving an
+        // insert keeps its tombstones this time, so the caller's position
+        // in it stays valid.
         if !matches!(self.reclaim, Reclaim::Never) {
-            for r in (a..b).filter(|&r| pending != Some(r)) {
+            for r in a..b {
+                if !self.touched[r] || pending == Some(r) {
+                    continue;
+                }
                 let s = self.start[r];
                 let l = self.len[r];
                 let mut write = s;
+                let mut kept_tombstones = false;
                 for read in s..s + l {
                     let element = self.slots[read];
                     if self.reclaim.reclaims(&element) {
                         continue;
                     }
+                    kept_tombstones |= element.is_tombstone();
                     if write != read {
                         self.slots[write] = element;
                         moved += 1;
                     }
                     write += 1;
                 }
+                // A tombstone the rule kept (say, for a live snapshot) must
+                // be looked at again next time.
+                self.touched[r] = kept_tombstones;
                 let dropped = s + l - write;
                 if dropped > 0 {
                     self.len[r] -= dropped;
@@ -733,7 +775,8 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     /// each run fits its slots; the array size matches the last boundary;
     /// section and total counts match the run lengths; the tree matches the
     /// section count; the root is within its upper bound and above the
-    /// shrink threshold (or at the minimum capacity).
+    /// shrink threshold (or at the capacity floor: the minimum capacity
+    /// plus one slot per run).
     pub fn validate(&self) -> Result<(), PmaError> {
         let fail = |why: String| Err(PmaError::Invariant(why));
         let run_count = self.run_count();
@@ -765,6 +808,12 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 ));
             }
         }
+        if self.touched.len() != run_count {
+            return fail(format!(
+                "{} touched flags for {run_count} runs",
+                self.touched.len()
+            ));
+        }
         let sections = run_count.div_ceil(self.runs_per_section);
         if self.section_len.len() != sections || self.tree.leaf_count() != sections.max(1) {
             return fail(format!(
@@ -792,7 +841,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 t.root_upper
             ));
         }
-        if self.slots.len() > self.config.min_capacity
+        if self.slots.len() > self.capacity_floor()
             && (self.total as f64) < t.shrink_below() * capacity
         {
             return fail(format!(

@@ -24,7 +24,9 @@
 //! proportion to its degree ([`DegreeProportional`], or any [`GapPolicy`]
 //! through [`Vcsr::with_policy`]). Deletes are tombstones (the top bit of
 //! the target id), skipped by readers and reclaimed by the next
-//! redistribution of their window or by [`Vcsr::compact`].
+//! redistribution of their window or by [`Vcsr::compact`];
+//! [`Vcsr::repack`] rebuilds the arrays at the middle of the density bounds
+//! before a long analysis (measured in `BENCHMARKS.md`).
 //!
 //! ```
 //! use dyngraph_core::{Edge, Graph, GraphUpdate, InNeighbors, OutNeighbors, Semantics};

@@ -63,7 +63,7 @@ fn bulk_build<S: Slot, P: GapPolicy + Clone>(
     starts: &[usize],
     edges: &[WeightedEdge],
     slot: impl Fn(&WeightedEdge) -> S,
-) -> Result<()> {
+) -> Result<PmaStats> {
     let run_count = runs.run_count();
     let mut fresh = PackedRuns::from_runs(
         runs.policy().clone(),
@@ -72,8 +72,47 @@ fn bulk_build<S: Slot, P: GapPolicy + Clone>(
     )
     .map_err(pma_error)?;
     fresh.set_reclaim(runs.reclaim().clone());
-    *runs = fresh;
-    Ok(())
+    Ok(std::mem::replace(runs, fresh).stats().clone())
+}
+
+/// Rebuilds `runs` from its live slots at the middle of the density
+/// bounds; returns the replaced array's counters.
+fn rebuild_live<S: Slot, P: GapPolicy + Clone>(runs: &mut PackedRuns<S, P>) -> Result<PmaStats> {
+    let mut fresh = PackedRuns::from_runs(
+        runs.policy().clone(),
+        *runs.config(),
+        runs.runs()
+            .map(|run| run.iter().filter(|slot| slot.target().is_live()).copied()),
+    )
+    .map_err(pma_error)?;
+    fresh.set_reclaim(runs.reclaim().clone());
+    Ok(std::mem::replace(runs, fresh).stats().clone())
+}
+
+/// Adds `more`'s counters into `total`.
+fn add_stats(total: &mut PmaStats, more: &PmaStats) {
+    if total.rebalances_per_level.len() < more.rebalances_per_level.len() {
+        total
+            .rebalances_per_level
+            .resize(more.rebalances_per_level.len(), 0);
+    }
+    for (sum, &count) in total
+        .rebalances_per_level
+        .iter_mut()
+        .zip(&more.rebalances_per_level)
+    {
+        *sum += count;
+    }
+    total.elements_moved += more.elements_moved;
+    total.moved_by_rebalance += more.moved_by_rebalance;
+    total.moved_by_shift += more.moved_by_shift;
+    total.moved_by_resize += more.moved_by_resize;
+    total.grows += more.grows;
+    total.shrinks += more.shrinks;
+    total.inserts += more.inserts;
+    total.removes += more.removes;
+    total.reclaimed += more.reclaimed;
+    total.policy_fallbacks += more.policy_fallbacks;
 }
 
 /// `starts` of edges sorted by `key`: `starts[r]..starts[r + 1]` is run `r`.
@@ -195,6 +234,9 @@ pub struct Vcsr<P = DegreeProportional> {
     semantics: Semantics,
     vertex_limit: usize,
     pub(crate) history: History,
+    /// Counters of edge arrays replaced by a bulk load or [`Vcsr::repack`]
+    /// (out, in), added into [`Vcsr::stats`].
+    retired: (PmaStats, PmaStats),
 }
 
 impl Vcsr<DegreeProportional> {
@@ -242,6 +284,7 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             semantics: options.semantics,
             vertex_limit: options.vertex_limit,
             history: History::default(),
+            retired: Default::default(),
         })
     }
 }
@@ -280,7 +323,31 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         }
     }
 
-    /// The edge arrays' counters and shape.
+    /// Rebuilds the edge arrays from their live edges at the middle of the
+    /// pma's density bounds (the layout a bulk load gives), dropping every
+    /// tombstone. Unlike [`Vcsr::compact`], which redistributes in place and
+    /// only halves a very sparse array, this also shrinks an array that sits
+    /// at the low density right after a doubling, so scans touch fewer
+    /// cache lines. Needs room for a second copy of the edges while it
+    /// runs. While a snapshot is alive it does what `compact` does
+    /// (nothing may be reclaimed or renumbered). `O(slots)`.
+    pub fn repack(&mut self) -> Result<()> {
+        if self.history.live_snapshots() > 0 {
+            self.compact();
+            return Ok(());
+        }
+        self.before_update();
+        let old = with_out_runs!(&mut self.out, runs => rebuild_live(runs))?;
+        add_stats(&mut self.retired.0, &old);
+        if let Some(incoming) = &mut self.incoming {
+            let old = rebuild_live(incoming)?;
+            add_stats(&mut self.retired.1, &old);
+        }
+        Ok(())
+    }
+
+    /// The edge arrays' counters (since construction or the last
+    /// [`Vcsr::reset_stats`], across bulk loads and repacks) and shape.
     pub fn stats(&self) -> VcsrStats {
         let (out_edges, out_slots, out_density, stored) = with_out_runs!(&self.out, runs => (
             runs.stats().clone(),
@@ -288,9 +355,16 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             runs.density(),
             runs.len(),
         ));
+        let mut out_total = self.retired.0.clone();
+        add_stats(&mut out_total, &out_edges);
+        let in_edges = self.incoming.as_ref().map(|runs| {
+            let mut total = self.retired.1.clone();
+            add_stats(&mut total, runs.stats());
+            total
+        });
         VcsrStats {
-            out_edges,
-            in_edges: self.incoming.as_ref().map(|runs| runs.stats().clone()),
+            out_edges: out_total,
+            in_edges,
             out_slots,
             out_density,
             out_tombstones: stored as u64 - self.edge_count,
@@ -300,6 +374,7 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
 
     /// Resets the pma counters (to measure one phase).
     pub fn reset_stats(&mut self) {
+        self.retired = Default::default();
         with_out_runs!(&mut self.out, runs => runs.reset_stats());
         if let Some(incoming) = &mut self.incoming {
             incoming.reset_stats();
@@ -314,6 +389,12 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             + self.incoming.as_ref().map_or(0, PackedRuns::memory_bytes)
             + (self.out_degree.capacity() + self.in_degree.capacity()) * size_of::<u32>()
             + self.history.memory_bytes()
+    }
+
+    /// [`Vcsr::memory_bytes`] per stored edge (the whole footprint when
+    /// empty).
+    pub fn bytes_per_edge(&self) -> f64 {
+        self.memory_bytes() as f64 / self.edge_count.max(1) as f64
     }
 
     /// Checks the structure: the pma invariants, that every degree equals
@@ -455,7 +536,8 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         }
         let run_count = with_out_runs!(&self.out, runs => runs.run_count());
         let starts = run_starts(&batch, run_count, |e| e.src);
-        with_out_runs!(&mut self.out, runs => bulk_build(runs, &starts, &batch, |e| Slot::new(e.dst, e.weight)))?;
+        let old = with_out_runs!(&mut self.out, runs => bulk_build(runs, &starts, &batch, |e| Slot::new(e.dst, e.weight)))?;
+        add_stats(&mut self.retired.0, &old);
         for edge in &batch {
             self.out_degree[edge.src as usize] += 1;
         }
@@ -463,7 +545,8 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             if incoming.is_empty() {
                 batch.sort_by_key(|e| e.dst);
                 let starts = run_starts(&batch, incoming.run_count(), |e| e.dst);
-                bulk_build(incoming, &starts, &batch, |e| Target(e.src))?;
+                let old = bulk_build(incoming, &starts, &batch, |e| Target(e.src))?;
+                add_stats(&mut self.retired.1, &old);
                 for edge in &batch {
                     self.in_degree[edge.dst as usize] += 1;
                 }

@@ -38,3 +38,9 @@ fn long_chains_shift_across_blocks() {
     let want: Vec<f32> = (700..2000).map(|i| i as f32).collect();
     assert_eq!(weights, want);
 }
+
+#[test]
+fn refuses_a_vertex_limit_past_u32_ids() {
+    let err = Bal::new(StoreOptions::default().vertex_limit(1 << 33)).unwrap_err();
+    assert!(err.to_string().contains("u32"), "{err}");
+}

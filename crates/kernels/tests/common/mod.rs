@@ -276,6 +276,9 @@ pub fn check_graph(name: &str, edges: &[WeightedEdge], vertex_count: usize) {
     let csr_2 = run_and_verify(&stores.csr, source, 2, &format!("{name} csr"));
     assert_eq!(csr_1.bfs.strategy, BfsStrategy::DirectionOptimizing);
     assert_same_results(&csr_1, &csr_2, &format!("{name} csr 1 vs 2 threads"), true);
+    // A borrowed view is a third store type over the same arrays.
+    let view_2 = run_and_verify(&stores.csr.view(), source, 2, &format!("{name} csr view"));
+    assert_same_results(&csr_1, &view_2, &format!("{name} csr vs view"), true);
     let out_1 = run_and_verify(&stores.csr_out_only, source, 1, &format!("{name} csr-out"));
     let out_2 = run_and_verify(&stores.csr_out_only, source, 2, &format!("{name} csr-out"));
     assert_eq!(out_2.bfs.strategy, BfsStrategy::TopDownNoInEdges);

@@ -1,0 +1,98 @@
+//! Text loading throughput on a Kronecker graph (scale 21, edge factor 16:
+//! 33.5M edges by default; `DYNGRAPH_LOADER_SCALE` overrides), as `.el` and
+//! as Matrix Market, in one run:
+//! - the I/O floor: the same file mapped and scanned for newlines (memchr);
+//! - dyngraph's edge-stream and CSR readers at 1 and 2 threads;
+//! - graph_builder's edge-list reader and sprs's Matrix Market reader.
+//!
+//! The files are generated once into `target/bench-data/` and reused.
+//! BENCHMARKS.md records edges/s and the ratios.
+
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use dyngraph_benches::kronecker_bench_file;
+use dyngraph_loader::{Format, LoadOptions, load_csr, load_edge_stream};
+use graph_builder::prelude::*;
+use std::hint::black_box;
+use std::time::Duration;
+
+fn scale() -> u32 {
+    std::env::var("DYNGRAPH_LOADER_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(21)
+}
+
+fn newline_count(path: &std::path::Path) -> usize {
+    let file = std::fs::File::open(path).expect("open");
+    // SAFETY: the bench file is written once before the benchmarks start
+    // and nothing modifies it while they run.
+    let map = unsafe { memmap2::Mmap::map(&file) }.expect("map");
+    memchr::memchr_iter(b'\n', &map).count()
+}
+
+fn bench(c: &mut Criterion) {
+    let scale = scale();
+    let (el, edges) = kronecker_bench_file(scale, Format::EdgeList);
+    let (mtx, _) = kronecker_bench_file(scale, Format::MatrixMarket);
+
+    let mut group = c.benchmark_group(format!("load_kron{scale}_k16"));
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
+        .throughput(Throughput::Elements(edges));
+
+    group.bench_function("newline_scan_el", |b| {
+        b.iter(|| black_box(newline_count(&el)))
+    });
+    group.bench_function("newline_scan_mtx", |b| {
+        b.iter(|| black_box(newline_count(&mtx)))
+    });
+    for threads in [1, 2] {
+        let options = LoadOptions::default().threads(threads);
+        group.bench_function(format!("dyngraph_stream_el/{threads}t"), |b| {
+            b.iter(|| black_box(load_edge_stream(&el, &options).expect("load")))
+        });
+        group.bench_function(format!("dyngraph_csr_el/{threads}t"), |b| {
+            b.iter(|| black_box(load_csr(&el, &options).expect("load")))
+        });
+        group.bench_function(format!("dyngraph_csr_mtx/{threads}t"), |b| {
+            b.iter(|| black_box(load_csr(&mtx, &options).expect("load")))
+        });
+    }
+    // graph_builder's DirectedCsrGraph holds out- and in-edges, so the fair
+    // comparison is our CSR with the transpose; both unsorted.
+    let options = LoadOptions::default().threads(2).transpose(true);
+    group.bench_function("dyngraph_csr_transpose_el/2t", |b| {
+        b.iter(|| black_box(load_csr(&el, &options).expect("load")))
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("pool");
+    group.bench_function("graph_builder_el/2t", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                let graph: DirectedCsrGraph<u32> = GraphBuilder::new()
+                    .csr_layout(CsrLayout::Unsorted)
+                    .file_format(EdgeListInput::default())
+                    .path(&el)
+                    .build()
+                    .expect("graph_builder load");
+                black_box(graph)
+            })
+        })
+    });
+    group.bench_function("sprs_mtx_to_csr", |b| {
+        b.iter(|| {
+            let triplets = sprs::io::read_matrix_market::<sprs::num_kinds::Pattern, usize, _>(&mtx)
+                .expect("sprs load");
+            black_box(triplets.to_csr::<usize>())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

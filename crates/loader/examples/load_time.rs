@@ -1,0 +1,29 @@
+//! Times one load of a file: `cargo run --release -p dyngraph-loader
+//! --example load_time -- PATH [THREADS] [stream|csr]`.
+
+use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
+use std::time::Instant;
+
+fn main() -> Result<(), dyngraph_core::Error> {
+    let mut args = std::env::args().skip(1);
+    let path = args
+        .next()
+        .expect("usage: load_time PATH [THREADS] [stream|csr]");
+    let threads: usize = args.next().map_or(1, |t| t.parse().expect("threads"));
+    let what = args.next().unwrap_or_else(|| "stream".into());
+    let options = LoadOptions::default().threads(threads);
+    for _ in 0..3 {
+        let start = Instant::now();
+        let edges = if what == "csr" {
+            load_csr(&path, &options)?.targets().len()
+        } else {
+            load_edge_stream(&path, &options)?.len()
+        };
+        let seconds = start.elapsed().as_secs_f64();
+        println!(
+            "{what} {threads}t: {edges} edges in {seconds:.3} s = {:.1} M edges/s",
+            edges as f64 / seconds / 1e6
+        );
+    }
+    Ok(())
+}
