@@ -1,7 +1,110 @@
-//! The `dyngraph` binary. Its subcommands (`replay`, `gen`, `load`, `run`,
-//! `convert`) arrive with the CLI issue; until then it only says so.
+//! `dyngraph`: replay temporal graphs into dynamic graph stores, analyse them
+//! as they evolve, and compare what each store costs.
+//!
+//! Exit codes: 0 on success, 1 when `--verify` finds a wrong result, 2 on
+//! any error (bad arguments, unreadable or malformed input), with one line
+//! on stderr saying what went wrong and where.
 
-fn main() {
-    eprintln!("dyngraph: no subcommands yet; see the README for what works now");
-    std::process::exit(2);
+mod convert_cmd;
+mod gen_cmd;
+mod input;
+mod kernels;
+mod load_cmd;
+mod replay;
+mod replay_cmd;
+mod report;
+mod run_cmd;
+mod stores;
+mod stream;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+
+/// The sample replayed when no file is given: SNAP CollegeMsg, bundled in
+/// the repository's `data/` directory.
+const BUNDLED_SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
+
+/// Set by Ctrl-C; a replay stops after its current batch and reports.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "dyngraph",
+    version,
+    about = "Replay temporal graphs into dynamic graph stores and compare what each costs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Stream a temporal graph into one or several stores, analyse it as it
+    /// evolves, and print what each store cost.
+    Replay(replay_cmd::ReplayArgs),
+    /// Generate a Kronecker or uniform random graph into a text file.
+    Gen(gen_cmd::GenArgs),
+    /// Parse a graph file, build a Csr, and report sizes and times.
+    Load(load_cmd::LoadArgs),
+    /// Run one kernel on a graph file, GAPBS style: trials and average.
+    Run(run_cmd::RunArgs),
+    /// Convert between the text formats (by extension).
+    Convert(convert_cmd::ConvertArgs),
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    if !(0.0..=100.0).contains(&value) {
+        return Err(format!("{value} is not a percentage between 0 and 100"));
+    }
+    Ok(value)
+}
+
+fn parse_positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) | Err(_) => Err(format!("'{text}' is not a positive whole number")),
+        Ok(value) => Ok(value),
+    }
+}
+
+/// Sizes rayon's global pool; returns the thread count in use.
+fn install_threads(threads: Option<usize>) -> Result<usize> {
+    if let Some(threads) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .context("cannot start the thread pool")?;
+    }
+    Ok(rayon::current_num_threads())
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // Help and version go to stdout with 0; usage errors exit 2.
+            let code = if error.use_stderr() { 2 } else { 0 };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Replay(args) => replay_cmd::replay_command(args),
+        Command::Gen(args) => gen_cmd::run(args),
+        Command::Load(args) => load_cmd::run(args),
+        Command::Run(args) => run_cmd::run(args),
+        Command::Convert(args) => convert_cmd::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
 }

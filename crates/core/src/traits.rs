@@ -176,3 +176,79 @@ pub fn check_limit(limit: usize, ids: impl IntoIterator<Item = VertexId>) -> Res
         _ => Ok(()),
     }
 }
+
+// A reference to a graph is a graph: lets a store hand out `&Self` as its
+// read view and lets generic code take `&G` or `G` alike.
+
+impl<G: Graph + ?Sized> Graph for &G {
+    #[inline]
+    fn vertex_count(&self) -> usize {
+        (**self).vertex_count()
+    }
+
+    #[inline]
+    fn edge_count(&self) -> u64 {
+        (**self).edge_count()
+    }
+
+    #[inline]
+    fn semantics(&self) -> Semantics {
+        (**self).semantics()
+    }
+}
+
+impl<G: OutNeighbors + ?Sized> OutNeighbors for &G {
+    type OutNeighbors<'a>
+        = G::OutNeighbors<'a>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn out_degree(&self, v: VertexId) -> u64 {
+        (**self).out_degree(v)
+    }
+
+    #[inline]
+    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+        (**self).out_neighbors(v)
+    }
+}
+
+impl<G: InNeighbors + ?Sized> InNeighbors for &G {
+    type InNeighbors<'a>
+        = G::InNeighbors<'a>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn has_in_edges(&self) -> bool {
+        (**self).has_in_edges()
+    }
+
+    #[inline]
+    fn in_degree(&self, v: VertexId) -> u64 {
+        (**self).in_degree(v)
+    }
+
+    #[inline]
+    fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_> {
+        (**self).in_neighbors(v)
+    }
+}
+
+impl<G: WeightedOutNeighbors + ?Sized> WeightedOutNeighbors for &G {
+    type WeightedOutNeighbors<'a>
+        = G::WeightedOutNeighbors<'a>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn has_weights(&self) -> bool {
+        (**self).has_weights()
+    }
+
+    #[inline]
+    fn out_neighbors_weighted(&self, v: VertexId) -> Self::WeightedOutNeighbors<'_> {
+        (**self).out_neighbors_weighted(v)
+    }
+}
