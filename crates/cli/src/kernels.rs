@@ -202,7 +202,9 @@ impl<S: ReplayStore> BatchObserver<S> for KernelCheckpoints {
         if self.kernels.is_empty() {
             return Ok(());
         }
-        let due = self.every.is_some_and(|every| (batch + 1) % every == 0);
+        let due = self
+            .every
+            .is_some_and(|every| (batch + 1).is_multiple_of(every));
         if due || last {
             self.run_all(store, batch)
         } else {

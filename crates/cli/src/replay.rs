@@ -122,16 +122,24 @@ struct WindowState {
     cursor: usize,
     /// Newest timestamp seen, for time windows.
     newest: u64,
-    /// Under simple semantics, whether each arrival actually inserted its
-    /// edge (a repeat of a present edge did not, so its expiry deletes
-    /// nothing) and which edges are present.
-    effective: Option<(Vec<bool>, HashSet<(VertexId, VertexId)>)>,
+    /// Under simple semantics, which arrivals inserted an edge.
+    effective: Option<SetTracking>,
+}
+
+/// Under simple semantics a repeat of a present edge inserts nothing, so
+/// its expiry must delete nothing: which arrivals inserted their edge, and
+/// which edges are present.
+struct SetTracking {
+    inserted: Vec<bool>,
+    present: HashSet<(VertexId, VertexId)>,
 }
 
 impl WindowState {
     fn new(window: Window, semantics: Semantics, len: usize) -> Self {
-        let effective =
-            (semantics == Semantics::Simple).then(|| (vec![false; len], HashSet::new()));
+        let effective = (semantics == Semantics::Simple).then(|| SetTracking {
+            inserted: vec![false; len],
+            present: HashSet::new(),
+        });
         Self {
             window,
             cursor: 0,
@@ -148,9 +156,9 @@ impl WindowState {
                 .map(|i| timestamps[i])
                 .fold(self.newest, u64::max);
         }
-        if let Some((effective, present)) = &mut self.effective {
+        if let Some(tracking) = &mut self.effective {
             for i in range {
-                effective[i] = present.insert((stream.src[i], stream.dst[i]));
+                tracking.inserted[i] = tracking.present.insert((stream.src[i], stream.dst[i]));
             }
         }
     }
@@ -171,8 +179,8 @@ impl WindowState {
             }
             let i = self.cursor;
             let deletes = match &mut self.effective {
-                Some((effective, present)) => {
-                    effective[i] && present.remove(&(stream.src[i], stream.dst[i]))
+                Some(tracking) => {
+                    tracking.inserted[i] && tracking.present.remove(&(stream.src[i], stream.dst[i]))
                 }
                 None => true,
             };
