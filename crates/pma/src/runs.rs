@@ -599,14 +599,10 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.resize_to(capacity, Some(run));
     }
 
-    /// The array never shrinks below the larger of the configured minimum
-    /// and the element count, plus one slot per run (what
-    /// [`add_runs`](Self::add_runs) adds).
+    /// The array never shrinks below the configured minimum plus one slot
+    /// per run (what [`add_runs`](Self::add_runs) adds).
     fn capacity_floor(&self) -> usize {
-        // One free slot per run on top of the elements (or of
-        // `min_capacity`, whichever is larger): the same size `from_runs`
-        // builds, so a freshly built layout is never "too sparse".
-        self.config.min_capacity.max(self.total) + self.run_count()
+        self.config.min_capacity + self.run_count()
     }
 
     /// Halves the array while the root is below `root_lower / 2` (and
@@ -841,9 +837,11 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 t.root_upper
             ));
         }
-        if self.slots.len() > self.capacity_floor()
-            && (self.total as f64) < t.shrink_below() * capacity
-        {
+        // `from_runs` gives every run a free slot on top of the elements, so
+        // a layout of few elements over many runs is legitimately sparse up
+        // to `total + run_count` slots.
+        let sparse_allowed = self.capacity_floor().max(self.total + self.run_count());
+        if self.slots.len() > sparse_allowed && (self.total as f64) < t.shrink_below() * capacity {
             return fail(format!(
                 "root density {} below the shrink threshold {}",
                 self.density(),

@@ -1,8 +1,8 @@
-//! Regression: `from_runs` over few elements and many runs built an array
-//! of `elements + runs` slots, one slot above the old shrink floor
-//! (`min_capacity + runs`), which the validator then rejected as "below the
-//! shrink threshold". Found by Vcsr's snapshot model test (a vertex id far
-//! beyond the others, then `repack`).
+//! Regression: `from_runs` over few elements and many runs builds an array
+//! of `elements + runs` slots (a free slot per run), one slot above the
+//! shrink floor (`min_capacity + runs`), and the validator rejected that as
+//! "below the shrink threshold". Found by Vcsr's snapshot model test (a
+//! vertex id far beyond the others, then `repack`).
 
 use dyngraph_pma::{DegreeProportional, Even, PackedRuns, PmaConfig};
 
