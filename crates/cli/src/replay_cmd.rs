@@ -144,6 +144,12 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
             path.display()
         );
     }
+    // Show the bundled sample as a clean absolute path, not `crates/cli/../..`.
+    let path = if args.file.is_none() {
+        std::fs::canonicalize(&path).unwrap_or(path)
+    } else {
+        path
+    };
     let mut stream = crate::input::read_stream(&path, &dyngraph_loader::LoadOptions::default())?;
     stream.reorder(args.order, args.seed)?;
     if args.undirected {

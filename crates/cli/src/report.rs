@@ -41,11 +41,11 @@ pub(crate) fn write_table(report: &Report, out: &mut impl Write) -> Result<()> {
     let input = &report.input;
     writeln!(
         out,
-        "input: {} — {} edges, {} vertices, order {:?}, base {}%, batch {}{}{}{}",
+        "input: {} — {} edges, {} vertices, order {}, base {}%, batch {}{}{}{}",
         input.path.display(),
         input.edges,
         input.vertices,
-        input.order,
+        format!("{:?}", input.order).to_lowercase(),
         input.base_pct,
         input.batch,
         input

@@ -2,10 +2,15 @@
 
 use crate::install_threads;
 use crate::kernels::{KernelArg, options_for};
+use crate::stores::ReplayStore;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use dyngraph_core::{Graph, InNeighbors, OutNeighbors, VertexId, WeightedOutNeighbors};
-use dyngraph_loader::{LoadOptions, load_csr};
+use dyngraph_core::{
+    Graph, InNeighbors, OutNeighbors, Semantics, VertexId, WeightedEdge, WeightedOutNeighbors,
+};
+use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
+use dyngraph_vcsr::{Bal, Pcsr, StoreOptions, Vcsr};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -15,6 +20,14 @@ use std::time::Instant;
 pub(crate) enum RunStore {
     /// Immutable CSR with in-edges.
     Csr,
+    /// VCSR (degree-proportional gaps), bulk-loaded, kernels on a snapshot.
+    Vcsr,
+    /// PCSR, inserted.
+    Pcsr,
+    /// Blocked adjacency list, inserted.
+    Bal,
+    /// CSR++, bulk-loaded.
+    Csrpp,
 }
 
 #[derive(Args, Debug)]
@@ -45,9 +58,33 @@ pub(crate) struct RunArgs {
 pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
     let threads = install_threads(args.threads)?;
     let timer = Instant::now();
-    let graph = match args.store {
-        RunStore::Csr => load_csr(&args.file, &LoadOptions::default().transpose(true))?,
-    };
+    if args.store == RunStore::Csr {
+        let graph = load_csr(&args.file, &LoadOptions::default().transpose(true))?;
+        report_built(&graph, &args, threads, timer);
+        return trials(&graph, &args);
+    }
+    let stream = load_edge_stream(&args.file, &LoadOptions::default())?;
+    let weighted = stream.weights().is_some();
+    let edges: Vec<WeightedEdge> = stream.weighted_edges().collect();
+    drop(stream);
+    let options = StoreOptions::new(Semantics::Multigraph)
+        .weighted(weighted)
+        .in_edges(true);
+    match args.store {
+        RunStore::Csr => unreachable!("handled above"),
+        RunStore::Vcsr => on_store(Vcsr::new(options)?, &edges, &args, threads, timer),
+        RunStore::Pcsr => on_store(Pcsr::new(options)?, &edges, &args, threads, timer),
+        RunStore::Bal => on_store(Bal::new(options)?, &edges, &args, threads, timer),
+        RunStore::Csrpp => {
+            let config = CsrPPConfig::default()
+                .weighted(weighted)
+                .reverse_edges(true);
+            on_store(CsrPP::new(config)?, &edges, &args, threads, timer)
+        }
+    }
+}
+
+fn report_built<G: Graph>(graph: &G, args: &RunArgs, threads: usize, timer: Instant) {
     println!(
         "{}: {} vertices, {} edges, {:?} built in {:.3} s ({threads} threads)",
         args.file.display(),
@@ -56,7 +93,20 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
         args.store,
         timer.elapsed().as_secs_f64()
     );
-    trials(&graph, &args)
+}
+
+/// Loads `edges` into `store` (in bulk where it can) and runs the trials on
+/// its snapshot.
+fn on_store<S: ReplayStore>(
+    mut store: S,
+    edges: &[WeightedEdge],
+    args: &RunArgs,
+    threads: usize,
+    timer: Instant,
+) -> Result<ExitCode> {
+    store.load_base(edges)?;
+    report_built(&store, args, threads, timer);
+    store.with_snapshot(|graph| trials(graph, args))?
 }
 
 fn trials<G>(graph: &G, args: &RunArgs) -> Result<ExitCode>

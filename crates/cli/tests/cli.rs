@@ -442,3 +442,73 @@ fn every_store_ends_with_the_same_graph_and_verified_kernels() {
         );
     }
 }
+
+#[test]
+fn convert_round_trips_through_a_binary_snapshot_and_rejects_a_truncated_one() {
+    let dir = temp_dir("snapshot");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/CollegeMsg.txt");
+    let (snapshot, text) = (dir.join("c.dgcsr"), dir.join("c.el"));
+    let output = dyngraph(&[
+        "convert",
+        sample.to_str().unwrap(),
+        snapshot.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = dyngraph(&[
+        "convert",
+        snapshot.to_str().unwrap(),
+        text.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let loaded: Value =
+        serde_json::from_slice(&dyngraph(&["load", text.to_str().unwrap(), "--json", "-"]).stdout)
+            .expect("json");
+    assert_eq!(
+        (loaded["edges"].as_u64(), loaded["vertices"].as_u64()),
+        (Some(59_835), Some(1_900))
+    );
+
+    let bytes = std::fs::read(&snapshot).expect("snapshot written");
+    let truncated = dir.join("t.dgcsr");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).expect("write");
+    let output = dyngraph(&[
+        "convert",
+        truncated.to_str().unwrap(),
+        text.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("invalid snapshot"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn run_builds_every_store_and_verifies() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/CollegeMsg.txt");
+    for store in ["csr", "vcsr", "pcsr", "bal", "csrpp"] {
+        for kernel in ["pr", "bfs", "cc"] {
+            let output = dyngraph(&[
+                "run",
+                kernel,
+                sample.to_str().unwrap(),
+                "--store",
+                store,
+                "-n",
+                "1",
+                "--verify",
+            ]);
+            assert!(
+                output.status.success(),
+                "{store} {kernel}: {}",
+                stderr(&output)
+            );
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                stdout.contains("[verified]") && stdout.contains("59835 edges"),
+                "{store} {kernel}: {stdout}"
+            );
+        }
+    }
+}

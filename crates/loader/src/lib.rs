@@ -151,6 +151,6 @@ pub use generate::{ArrivalOrder, Generator, GraphKind};
 pub use load::{
     DEFAULT_BLOCK_SIZE, LoadOptions, load_csr, load_edge_stream, parse_csr, parse_edge_stream,
 };
-pub use snapshot::{Snapshot, SnapshotOptions, read_snapshot, write_snapshot};
+pub use snapshot::{SNAPSHOT_MAGIC, Snapshot, SnapshotOptions, read_snapshot, write_snapshot};
 pub use stream::{EdgeStream, EdgeValues, ValueKind};
 pub use write::{write_edges, write_edges_to};
