@@ -231,7 +231,10 @@ pub(crate) fn replay<S: ReplayStore>(
     let mut edges_deleted = 0u64;
     let mut records = Vec::with_capacity((len - base_len).div_ceil(batch));
     let mut expired = Vec::new();
-    let mut batch_edges = Vec::with_capacity(batch);
+    // Reused batch buffers, filled before the timer starts: only the store's
+    // work is timed.
+    let mut weighted_batch = Vec::new();
+    let mut plain_batch = Vec::new();
     let mut interrupted = false;
     let batch_starts: Vec<usize> = (base_len..len).step_by(batch).collect();
     let weighted = stream.weights.is_some();
@@ -241,19 +244,22 @@ pub(crate) fn replay<S: ReplayStore>(
             break;
         }
         let end = (start + batch).min(len);
-        batch_edges.clear();
-        batch_edges.extend((start..end).map(|i| stream.weighted_edge(i)));
-        let plain: Vec<Edge>;
+        if weighted {
+            weighted_batch.clear();
+            weighted_batch.extend((start..end).map(|i| stream.weighted_edge(i)));
+        } else {
+            plain_batch.clear();
+            plain_batch.extend((start..end).map(|i| stream.edge(i)));
+        }
         if let Some(window) = &mut window {
             window.arrive(stream, start..end);
             window.expire(stream, end, &mut expired);
         }
         let timer = Instant::now();
         let added = if weighted {
-            store.insert_weighted_edges(&batch_edges)?.edges_added
+            store.insert_weighted_edges(&weighted_batch)?.edges_added
         } else {
-            plain = batch_edges.iter().map(|e| e.edge()).collect();
-            store.insert_edges(&plain)?.edges_added
+            store.insert_edges(&plain_batch)?.edges_added
         };
         let removed = if expired.is_empty() {
             0

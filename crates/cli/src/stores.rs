@@ -3,8 +3,8 @@
 
 use anyhow::Result;
 use dyngraph_core::{
-    Csr, CsrOptions, Edge, Graph, GraphUpdate, InNeighbors, OutNeighbors, Semantics, VertexId,
-    Weight, WeightedEdge, WeightedOutNeighbors,
+    Csr, CsrOptions, Edge, EdgeChunk, Graph, GraphUpdate, InNeighbors, OutNeighbors, Semantics,
+    VertexId, Weight, WeightedEdge, WeightedOutNeighbors,
 };
 use std::collections::{HashSet, VecDeque};
 use std::ops::Range;
@@ -94,9 +94,11 @@ pub(crate) trait ReplayStore:
 #[derive(Debug)]
 pub(crate) struct CsrRebuild {
     semantics: Semantics,
-    weighted: bool,
-    /// Edges in arrival order: deletes remove the oldest occurrence.
-    edges: VecDeque<WeightedEdge>,
+    /// Edges in arrival order as columns (deletes remove the oldest
+    /// occurrence), handed to `Csr::from_chunks` without a copy.
+    src: VecDeque<VertexId>,
+    dst: VecDeque<VertexId>,
+    weights: Option<VecDeque<Weight>>,
     /// Present edges, for simple semantics.
     present: HashSet<(VertexId, VertexId)>,
     vertex_count: usize,
@@ -109,8 +111,9 @@ impl CsrRebuild {
             .expect("an empty graph is valid");
         Self {
             semantics,
-            weighted,
-            edges: VecDeque::new(),
+            src: VecDeque::new(),
+            dst: VecDeque::new(),
+            weights: weighted.then(VecDeque::new),
             present: HashSet::new(),
             vertex_count: 0,
             csr,
@@ -118,16 +121,15 @@ impl CsrRebuild {
     }
 
     fn rebuild(&mut self) -> Result<()> {
-        let edges = self.edges.make_contiguous();
+        let chunk = EdgeChunk {
+            src: self.src.make_contiguous(),
+            dst: self.dst.make_contiguous(),
+            weights: self.weights.as_mut().map(|w| &*w.make_contiguous()),
+        };
         let options = CsrOptions::default()
             .transpose(true)
             .vertex_count(self.vertex_count);
-        self.csr = if self.weighted {
-            Csr::from_weighted_edges(edges, options)?
-        } else {
-            let plain: Vec<Edge> = edges.iter().map(|e| e.edge()).collect();
-            Csr::from_edges(&plain, options)?
-        };
+        self.csr = Csr::from_chunks(&[chunk], options)?;
         Ok(())
     }
 }
@@ -224,16 +226,29 @@ impl GraphUpdate for CsrRebuild {
             return Ok(false);
         }
         self.vertex_count = self.vertex_count.max(src.max(dst) as usize + 1);
-        self.edges.push_back(WeightedEdge::new(src, dst, weight));
+        self.src.push_back(src);
+        self.dst.push_back(dst);
+        if let Some(weights) = &mut self.weights {
+            weights.push_back(weight);
+        }
         Ok(true)
     }
 
     fn delete_edge(&mut self, src: VertexId, dst: VertexId) -> dyngraph_core::Result<bool> {
         // Windows expire the oldest edges, so the search from the front is short.
-        let Some(position) = self.edges.iter().position(|e| e.src == src && e.dst == dst) else {
+        let found = self
+            .src
+            .iter()
+            .zip(&self.dst)
+            .position(|(&s, &d)| s == src && d == dst);
+        let Some(position) = found else {
             return Ok(false);
         };
-        self.edges.remove(position);
+        self.src.remove(position);
+        self.dst.remove(position);
+        if let Some(weights) = &mut self.weights {
+            weights.remove(position);
+        }
         if self.semantics == Semantics::Simple {
             self.present.remove(&(src, dst));
         }
