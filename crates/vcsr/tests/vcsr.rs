@@ -327,7 +327,7 @@ mod snapshot_model {
 
 #[test]
 fn pma_configuration_is_selectable_and_checked() {
-    use dyngraph_vcsr::{DegreeProportional, PmaConfig};
+    use dyngraph_vcsr::{DegreeProportional, PmaConfig, default_pma_config};
     let bad = PmaConfig::default().section_size(0);
     let err =
         Vcsr::with_config(StoreOptions::default(), DegreeProportional::default(), bad).unwrap_err();
@@ -336,7 +336,7 @@ fn pma_configuration_is_selectable_and_checked() {
     let mut thresholds = PmaConfig::default().thresholds;
     thresholds.root_lower = 0.6;
     thresholds.root_upper = 0.9;
-    let dense = PmaConfig::default().thresholds(thresholds);
+    let dense = default_pma_config().thresholds(thresholds);
     let mut sparse_graph = Vcsr::new(StoreOptions::default()).unwrap();
     let mut dense_graph = Vcsr::with_config(
         StoreOptions::default(),
@@ -344,8 +344,8 @@ fn pma_configuration_is_selectable_and_checked() {
         dense,
     )
     .unwrap();
-    // 52,000 edges need 2^17 slots under the default 0.75 root bound and
-    // 2^16 under 0.9.
+    // The same growth factor (1.5) under a 0.9 instead of a 0.75 root
+    // bound: the denser array never needs more slots.
     let edges = &common::read_edges(&common::bundled_sample())[..52_000];
     for edge in edges {
         sparse_graph.insert_edge(edge.src, edge.dst).unwrap();
@@ -360,8 +360,8 @@ fn pma_configuration_is_selectable_and_checked() {
     assert!(dense_graph.stats().out_slots <= sparse_graph.stats().out_slots);
 }
 
-/// An id far past the vertex array grows it (runs added in doubling
-/// steps); the edges already stored are not rebuilt or disturbed.
+/// An id far past the vertex array grows it (one run per new vertex);
+/// the edges already stored are not rebuilt or disturbed.
 #[test]
 fn an_id_far_beyond_capacity_grows_the_vertex_array() {
     let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
