@@ -47,13 +47,17 @@ fn resize_modestly(values: &mut Vec<u32>, len: usize) {
 }
 
 /// The pma configuration [`Vcsr::new`] and [`Vcsr::with_policy`] use: the
-/// classic density thresholds, growing by 1.5 instead of doubling, so an
-/// array is at least `0.75 / 1.5 = 0.5` dense right after a growth
-/// (instead of 0.375). That keeps both the bytes per edge and the cache
-/// lines a scan touches nearer `Csr`'s, for about 1.5× the element moves
-/// spent on resizes (3 per element instead of 2).
+/// classic density thresholds (root at most 0.75 full), growing by 1.3
+/// instead of doubling, so an edge array is at least `0.75 / 1.3 = 0.58`
+/// dense right after a growth instead of 0.375. With 4-byte slots that is
+/// at most 6.9 bytes per edge of slots, plus 9 bytes of pma bookkeeping and
+/// 4 of degree per vertex: under twice `Csr`'s `4 + 8 V / E` at any point
+/// of the growth cycle. The price is more resizes: each element is moved
+/// `1.3 / 0.3 = 4.3` times by resizes on average instead of 2 (on a 5.2M
+/// edge Kronecker stream, about 15% fewer inserts per second than growing
+/// by 1.5; `BENCHMARKS.md`).
 pub fn default_pma_config() -> PmaConfig {
-    PmaConfig::default().growth(1.5)
+    PmaConfig::default().growth(1.3)
 }
 
 /// Index of the oldest live slot of `run` pointing to `target`.
