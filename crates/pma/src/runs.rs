@@ -15,7 +15,7 @@ const SHIFT_SLACK: usize = 16;
 /// Scratch entries (one gap and one block per run) always kept between
 /// redistributions (more on layouts of many runs, see `redistribute`); a
 /// larger window allocates its own and frees it.
-const SCRATCH_KEPT: usize = 256;
+const SCRATCH_KEPT: usize = 64;
 
 /// The most slots a [`PackedRuns`] holds: run starts and lengths are kept
 /// as `u32`. An insert or [`PackedRuns::add_runs`] that would need more
@@ -78,7 +78,7 @@ fn check_capacity(needed: usize) -> Result<(), PmaError> {
 /// configured minimum plus one slot per run; right after a growth the
 /// density is `root_upper / growth`, see [`PmaConfig::growth`]) plus two
 /// `u32` and a flag per run (start, length, "handed out mutably"), one
-/// `usize` per section and at most 256 scratch entries
+/// `usize` per section and at most `max(64, runs / 32)` scratch entries
 /// between redistributions; see [`memory_bytes`](Self::memory_bytes). The
 /// slots and per-run arrays are allocated exactly, or with at most an
 /// eighth spare when runs are added, so no `Vec` growth margin sits on
