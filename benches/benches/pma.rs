@@ -55,7 +55,8 @@ fn inserts(c: &mut Criterion) {
                     || {
                         let mut runs =
                             PackedRuns::<u32, Box<dyn GapPolicy>>::with_policy(policy(name));
-                        runs.add_runs(INSERT_RUNS as usize);
+                        runs.add_runs(INSERT_RUNS as usize)
+                            .expect("within MAX_CAPACITY");
                         runs
                     },
                     |mut runs| {
@@ -94,7 +95,8 @@ fn inserts(c: &mut Criterion) {
 fn scans(c: &mut Criterion) {
     let ops = run_workload(RunWorkload::Uniform, SCAN_RUNS, SCAN_ELEMENTS, 42);
     let mut runs: PackedRuns<u32> = PackedRuns::new();
-    runs.add_runs(SCAN_RUNS as usize);
+    runs.add_runs(SCAN_RUNS as usize)
+        .expect("within MAX_CAPACITY");
     for (i, &run) in ops.iter().enumerate() {
         runs.push(run as usize, i as u32).expect("run exists");
     }

@@ -62,7 +62,7 @@ fn print_row(workload: &str, layout: &str, row: &Row) {
 
 fn run_policy(policy: Box<dyn GapPolicy>, runs: u32, ops: &[u32], budget: Duration) -> Row {
     let mut layout = PackedRuns::<u32, Box<dyn GapPolicy>>::with_policy(policy);
-    layout.add_runs(runs as usize);
+    layout.add_runs(runs as usize).expect("within MAX_CAPACITY");
     let start = Instant::now();
     let mut inserted = 0;
     let mut finished = true;

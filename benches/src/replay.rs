@@ -1,14 +1,13 @@
 //! Replaying edge streams into the dynamic stores of `dyngraph-vcsr`
-//! (issue 5): stream readers, an R-MAT (Kronecker) stream generator, the
-//! timed replay, the `Csr`-rebuilt-per-1%-batch baseline, and a pull
-//! PageRank and a BFS written once against the core traits, so every
-//! store runs the identical kernel code.
+//! (issue 5): stream readers, the shuffled Kronecker stream (the loader's
+//! generator), the timed replay, the `Csr`-rebuilt-per-1%-batch baseline,
+//! and a pull PageRank and a BFS written once against the core traits, so
+//! every store runs the identical kernel code.
 
 use dyngraph_core::{
     Csr, CsrOptions, Edge, Graph, GraphUpdate, InNeighbors, OutNeighbors, VertexId,
 };
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use dyngraph_loader::{ArrivalOrder, Generator};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -114,44 +113,18 @@ pub fn split(name: &str, mut edges: Vec<Edge>, base_percent: usize) -> Stream {
     }
 }
 
-/// `2^scale` vertices, `edge_factor * 2^scale` edges drawn by R-MAT with
-/// the Graph500 Kronecker initiator (0.57, 0.19, 0.19, 0.05), vertex ids
-/// scrambled by a fixed odd multiplier so hubs are not all at low ids.
-/// Every edge is drawn independently, so the order is already a uniform
-/// shuffle. Deterministic for a seed; generated in parallel blocks.
+/// `2^scale` vertices, `edge_factor * 2^scale` edges of the loader's
+/// Kronecker generator (Graph500 initiator 0.57, 0.19, 0.19, 0.05; GAPBS
+/// `-g scale -k edge_factor`) in shuffled arrival order, the papers'
+/// "Random" update workload. Deterministic for a seed.
 pub fn kronecker_edges(scale: u32, edge_factor: u32, seed: u64) -> Vec<Edge> {
-    const BLOCK: usize = 1 << 16;
-    let total = (edge_factor as usize) << scale;
-    let mask = (1u64 << scale) - 1;
-    let scramble = |v: u64| ((v.wrapping_mul(0x9E37_79B9_7F4A_7C15 | 1)) & mask) as VertexId;
-    let mut edges = vec![Edge::default(); total];
-    edges
-        .par_chunks_mut(BLOCK)
-        .enumerate()
-        .for_each(|(block, chunk)| {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(
-                seed ^ (block as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
-            );
-            for edge in chunk {
-                let (mut src, mut dst) = (0u64, 0u64);
-                for _ in 0..scale {
-                    let r: f64 = rng.random();
-                    let (s, d) = if r < 0.57 {
-                        (0, 0)
-                    } else if r < 0.76 {
-                        (0, 1)
-                    } else if r < 0.95 {
-                        (1, 0)
-                    } else {
-                        (1, 1)
-                    };
-                    src = (src << 1) | s;
-                    dst = (dst << 1) | d;
-                }
-                *edge = Edge::new(scramble(src), scramble(dst));
-            }
-        });
-    edges
+    Generator::kronecker(scale, edge_factor)
+        .seed(seed)
+        .order(ArrivalOrder::Shuffled)
+        .generate()
+        .expect("a Kronecker scale the generator accepts")
+        .edges()
+        .collect()
 }
 
 /// Per-store counters reported next to the timings.

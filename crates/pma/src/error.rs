@@ -32,6 +32,14 @@ pub enum PmaError {
     /// is a bug in this crate (or in a user [`GapPolicy`](crate::GapPolicy)
     /// that the layout failed to catch), never a user error.
     Invariant(String),
+    /// The array would need more slots than it can address
+    /// ([`MAX_CAPACITY`](crate::MAX_CAPACITY)); nothing was changed.
+    CapacityLimit {
+        /// Slots the operation needed.
+        needed: usize,
+        /// The most slots the layout holds.
+        limit: usize,
+    },
 }
 
 impl fmt::Display for PmaError {
@@ -48,6 +56,10 @@ impl fmt::Display for PmaError {
                 )
             }
             PmaError::Invariant(why) => write!(f, "PMA invariant broken: {why}"),
+            PmaError::CapacityLimit { needed, limit } => write!(
+                f,
+                "the array would need {needed} slots, more than its limit of {limit}"
+            ),
         }
     }
 }

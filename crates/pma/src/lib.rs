@@ -83,7 +83,7 @@
 //! }
 //!
 //! let mut runs: PackedRuns<Target> = PackedRuns::new(); // DegreeProportional
-//! runs.add_runs(4);
+//! runs.add_runs(4)?;
 //! for dst in 0..10 {
 //!     runs.push(1, Target { dst, deleted: false })?;
 //! }
@@ -121,6 +121,6 @@ pub use element::{Element, Reclaim};
 pub use error::PmaError;
 pub use packed_set::{Iter, PackedSet, Range};
 pub use policy::{DegreeProportional, Even, GapPolicy, HistoryAdaptive, Window, apportion};
-pub use runs::PackedRuns;
+pub use runs::{MAX_CAPACITY, PackedRuns};
 pub use stats::PmaStats;
 pub use tree::{DensityTree, PmaConfig, Thresholds};

@@ -12,6 +12,45 @@ use std::ops::Range;
 /// section holds.
 const SHIFT_SLACK: usize = 16;
 
+/// Scratch entries (one gap and one block per run) always kept between
+/// redistributions (more on layouts of many runs, see `redistribute`); a
+/// larger window allocates its own and frees it.
+const SCRATCH_KEPT: usize = 64;
+
+/// The most slots a [`PackedRuns`] holds: run starts and lengths are kept
+/// as `u32`. An insert or [`PackedRuns::add_runs`] that would need more
+/// returns [`PmaError::CapacityLimit`] and changes nothing.
+pub const MAX_CAPACITY: usize = u32::MAX as usize;
+
+/// A slot position or run length as stored; every caller has checked it
+/// against [`MAX_CAPACITY`] (the array never holds more slots).
+#[inline]
+fn index(value: usize) -> u32 {
+    debug_assert!(value <= MAX_CAPACITY, "{value} slots exceed MAX_CAPACITY");
+    value as u32
+}
+
+/// Makes room for `additional` more items, growing the allocation by at
+/// least an eighth: amortized `O(1)` per item like `Vec`'s doubling, but
+/// with at most 12.5% of the allocation unused instead of up to half (the
+/// per-run arrays grow one run at a time when ids arrive in order).
+fn reserve_modestly<E>(items: &mut Vec<E>, additional: usize) {
+    if items.capacity() - items.len() < additional {
+        items.reserve_exact(additional.max(items.len() / 8));
+    }
+}
+
+/// Refuses a capacity above [`MAX_CAPACITY`].
+fn check_capacity(needed: usize) -> Result<(), PmaError> {
+    if needed > MAX_CAPACITY {
+        return Err(PmaError::CapacityLimit {
+            needed,
+            limit: MAX_CAPACITY,
+        });
+    }
+    Ok(())
+}
+
 /// A packed-memory array of numbered *runs* (run = vertex): each run is a
 /// contiguous slice that keeps insertion order, followed by its own free
 /// slots. This is VCSR's edge array (the paper's §IV): leaf sections hold a
@@ -31,14 +70,19 @@ const SHIFT_SLACK: usize = 16;
 /// | [`remove`](Self::remove) | moves the run's tail by one; halves the array when the root falls below `root_lower / 2` |
 /// | tombstoning | `O(1)` through [`run_mut`](Self::run_mut); the slot is reclaimed by the next redistribution of its window (if [`Reclaim`] allows) or by [`compact`](Self::compact) |
 /// | [`run`](Self::run) | `O(1)`: a `&[T]` |
-/// | full scan | every run's slice in order; the elements are contiguous per run and runs are in id order, so a scan reads `N / density` slots of `T` plus two words per run |
+/// | full scan | every run's slice in order; the elements are contiguous per run and runs are in id order, so a scan reads `N / density` slots of `T` plus two `u32` per run |
 /// | [`add_runs`](Self::add_runs) | amortized `O(added)`: each new run gets one free slot at the end of the array (no element moves, unless the added slots drop the root below its lower bound and the array halves) |
 ///
 /// Memory: `capacity * size_of::<T>()` for the slots (capacity stays
 /// between `N / root_upper` and `2 N / root_lower`, and never below the
-/// configured minimum plus one slot per run) plus two `usize` and a flag
-/// per run (start, length, "handed out mutably") and one `usize` per
-/// section; see [`memory_bytes`](Self::memory_bytes).
+/// configured minimum plus one slot per run; right after a growth the
+/// density is `root_upper / growth`, see [`PmaConfig::growth`]) plus two
+/// `u32` and a flag per run (start, length, "handed out mutably"), one
+/// `usize` per section and at most `max(64, runs / 32)` scratch entries
+/// between redistributions; see [`memory_bytes`](Self::memory_bytes). The
+/// slots and per-run arrays are allocated exactly, or with at most an
+/// eighth spare when runs are added, so no `Vec` growth margin sits on
+/// top of the gaps. At most [`MAX_CAPACITY`] slots.
 ///
 /// # Density bounds
 ///
@@ -57,7 +101,7 @@ const SHIFT_SLACK: usize = 16;
 /// use dyngraph_pma::{DegreeProportional, PackedRuns};
 ///
 /// let mut runs: PackedRuns<u32> = PackedRuns::with_policy(DegreeProportional::default());
-/// let ids = runs.add_runs(3);
+/// let ids = runs.add_runs(3)?;
 /// assert_eq!(ids, 0..3);
 /// runs.push(0, 10)?;
 /// runs.push(2, 30)?;
@@ -76,9 +120,12 @@ const SHIFT_SLACK: usize = 16;
 pub struct PackedRuns<T, P = DegreeProportional> {
     slots: Vec<T>,
     /// `start[r]` is run `r`'s first slot; `start[run_count]` is the
-    /// capacity, so run `r` owns `start[r]..start[r + 1]`.
-    start: Vec<usize>,
-    len: Vec<usize>,
+    /// capacity, so run `r` owns `start[r]..start[r + 1]`. `u32` (and the
+    /// capacity limit [`MAX_CAPACITY`]) halves the per-run bookkeeping,
+    /// which on sparse graphs (few edges per vertex) is a large part of
+    /// the footprint.
+    start: Vec<u32>,
+    len: Vec<u32>,
     /// Runs handed out mutably since their last reclamation pass: only
     /// these can hold tombstones, so only these are scanned for them.
     touched: Vec<bool>,
@@ -124,7 +171,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         let capacity = config.min_capacity;
         let mut runs = PackedRuns {
             slots: vec![T::default(); capacity],
-            start: vec![capacity],
+            start: vec![index(capacity)],
             len: Vec::new(),
             touched: Vec::new(),
             section_len: Vec::new(),
@@ -168,18 +215,21 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         let capacity = ((n as f64 / target).ceil() as usize)
             .max(config.min_capacity + lengths.len())
             .max(n + lengths.len());
+        check_capacity(capacity)?;
+        // Exactly `capacity` slots: `extend` above left a growth margin.
         elements.resize(capacity, T::default());
+        elements.shrink_to_fit();
         layout.slots = elements;
-        layout.start.clear();
+        layout.start = Vec::with_capacity(lengths.len() + 1);
         let mut next = 0;
         for &l in &lengths {
-            layout.start.push(next);
+            layout.start.push(index(next));
             next += l;
         }
-        layout.start.push(capacity);
+        layout.start.push(index(capacity));
         // The input may hold tombstones: let the first layout drop them.
         layout.touched = lengths.iter().map(|&l| l > 0).collect();
-        layout.len = lengths;
+        layout.len = lengths.iter().map(|&l| index(l)).collect();
         layout.total = n;
         layout.rebuild_sections();
         let run_count = layout.run_count();
@@ -221,8 +271,8 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     /// `None` if there is no such run.
     #[inline]
     pub fn run(&self, run: usize) -> Option<&[T]> {
-        let s = *self.start.get(run)?;
-        let l = *self.len.get(run)?;
+        let s = *self.start.get(run)? as usize;
+        let l = *self.len.get(run)? as usize;
         Some(&self.slots[s..s + l])
     }
 
@@ -232,8 +282,8 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     /// window scans it; runs never handed out mutably are not scanned.
     #[inline]
     pub fn run_mut(&mut self, run: usize) -> Option<&mut [T]> {
-        let s = *self.start.get(run)?;
-        let l = *self.len.get(run)?;
+        let s = *self.start.get(run)? as usize;
+        let l = *self.len.get(run)? as usize;
         self.touched[run] = true;
         Some(&mut self.slots[s..s + l])
     }
@@ -241,12 +291,12 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     /// Number of elements of run `run`, tombstones included.
     #[inline]
     pub fn run_len(&self, run: usize) -> Option<usize> {
-        self.len.get(run).copied()
+        self.len.get(run).map(|&l| l as usize)
     }
 
     /// Slots run `run` owns (its length plus its free slots).
     pub fn run_capacity(&self, run: usize) -> Option<usize> {
-        (run < self.run_count()).then(|| self.start[run + 1] - self.start[run])
+        (run < self.run_count()).then(|| self.start_of(run + 1) - self.start_of(run))
     }
 
     /// Element `index` of run `run`.
@@ -264,7 +314,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.start
             .iter()
             .zip(&self.len)
-            .map(move |(&s, &l)| &self.slots[s..s + l])
+            .map(move |(&s, &l)| &self.slots[s as usize..(s + l) as usize])
     }
 
     /// The work counters.
@@ -316,11 +366,8 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         self.slots.capacity() * size_of::<T>()
-            + (self.start.capacity()
-                + self.len.capacity()
-                + self.section_len.capacity()
-                + self.scratch_gaps.capacity())
-                * size_of::<usize>()
+            + (self.start.capacity() + self.len.capacity()) * size_of::<u32>()
+            + (self.section_len.capacity() + self.scratch_gaps.capacity()) * size_of::<usize>()
             + self.scratch_blocks.capacity() * size_of::<Block>()
             + self.touched.capacity()
     }
@@ -334,24 +381,29 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     // ----- updating ------------------------------------------------------
 
     /// Adds `count` empty runs after the last one and returns their ids.
-    pub fn add_runs(&mut self, count: usize) -> Range<usize> {
+    pub fn add_runs(&mut self, count: usize) -> Result<Range<usize>, PmaError> {
         let first = self.run_count();
         if count == 0 {
-            return first..first;
+            return Ok(first..first);
         }
+        check_capacity(self.slots.len().saturating_add(count))?;
         // Each new run comes with one free slot of its own at the end of
         // the array, so its first element needs no shift and no
         // redistribution (and a layout of a million empty runs is not a
         // 64-slot array that every first insert must redistribute).
         let capacity = self.slots.len();
+        reserve_modestly(&mut self.slots, count);
         self.slots.resize(capacity + count, T::default());
+        reserve_modestly(&mut self.start, count);
+        reserve_modestly(&mut self.len, count);
+        reserve_modestly(&mut self.touched, count);
         self.start.pop();
-        self.start.extend(capacity..capacity + count);
+        self.start.extend((capacity..capacity + count).map(index));
         if first == 0 {
             // The first run also owns the slots no run owned before.
             self.start[0] = 0;
         }
-        self.start.push(capacity + count);
+        self.start.push(index(capacity + count));
         self.len.resize(first + count, 0);
         self.touched.resize(first + count, false);
         let wanted = self.chosen_runs_per_section();
@@ -367,7 +419,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         // needs as many added slots as a removal-driven shrink needs
         // removals, so it stays amortized O(1) per added run.
         self.maybe_shrink();
-        first..first + count
+        Ok(first..first + count)
     }
 
     /// Appends `value` to run `run` (the fast path: it goes to slot
@@ -377,8 +429,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             run,
             run_count: self.run_count(),
         })?;
-        self.insert_unchecked(run, len, value);
-        Ok(())
+        self.insert_unchecked(run, len, value)
     }
 
     /// Inserts `value` at position `index` of run `run` (`index <= len`),
@@ -391,8 +442,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         if index > len {
             return Err(PmaError::IndexOutOfRange { run, index, len });
         }
-        self.insert_unchecked(run, index, value);
-        Ok(())
+        self.insert_unchecked(run, index, value)
     }
 
     /// Removes and returns element `index` of run `run`, moving the run's
@@ -406,7 +456,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         if index >= len {
             return Err(PmaError::IndexOutOfRange { run, index, len });
         }
-        let s = self.start[run];
+        let s = self.start_of(run);
         let value = self.slots[s + index];
         self.slots.copy_within(s + index + 1..s + len, s + index);
         self.stats.count_shift((len - index - 1) as u64);
@@ -432,6 +482,21 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
 
     // ----- internals -----------------------------------------------------
 
+    #[inline]
+    fn start_of(&self, run: usize) -> usize {
+        self.start[run] as usize
+    }
+
+    #[inline]
+    fn len_of(&self, run: usize) -> usize {
+        self.len[run] as usize
+    }
+
+    /// Elements (tombstones included) of the runs `runs`.
+    fn sum_len(&self, runs: Range<usize>) -> usize {
+        self.len[runs].iter().map(|&l| l as usize).sum()
+    }
+
     fn chosen_runs_per_section(&self) -> usize {
         self.config
             .section_size
@@ -446,7 +511,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.section_len.extend(
             self.len
                 .chunks(self.runs_per_section)
-                .map(|c| c.iter().sum::<usize>()),
+                .map(|c| c.iter().map(|&l| l as usize).sum::<usize>()),
         );
         debug_assert_eq!(self.section_len.len(), sections);
         self.tree = DensityTree::new(sections.max(1), self.config.thresholds);
@@ -463,11 +528,11 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.start[run] + self.len[run] < self.start[run + 1]
     }
 
-    fn insert_unchecked(&mut self, run: usize, index: usize, value: T) {
+    fn insert_unchecked(&mut self, run: usize, index: usize, value: T) -> Result<(), PmaError> {
+        let redistributed = self.make_room(run)?;
         self.policy.record_insert(run);
-        self.make_room(run);
-        let s = self.start[run];
-        let len = self.len[run];
+        let s = self.start_of(run);
+        let len = self.len_of(run);
         if index < len {
             self.slots.copy_within(s + index..s + len, s + index + 1);
             self.stats.count_shift((len - index) as u64);
@@ -477,29 +542,43 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.section_len[run / self.runs_per_section] += 1;
         self.total += 1;
         self.stats.inserts += 1;
-        // A redistribution may have reclaimed tombstones.
-        self.maybe_shrink();
+        if redistributed {
+            // It may have reclaimed tombstones.
+            self.maybe_shrink();
+        }
+        Ok(())
     }
 
-    /// Ensures run `run` has a free slot right after its elements.
-    fn make_room(&mut self, run: usize) {
-        let section = run / self.runs_per_section;
-        let runs = self.runs_of(section..section + 1);
-        let capacity = self.start[runs.end] - self.start[runs.start];
-        let (_, upper) = self.tree.bounds(0);
+    /// Ensures run `run` has a free slot right after its elements, and
+    /// says whether that took a redistribution (which may have reclaimed
+    /// tombstones); fails (changing nothing) only when that needs more than
+    /// [`MAX_CAPACITY`] slots.
+    fn make_room(&mut self, run: usize) -> Result<bool, PmaError> {
         let root_upper = self.config.thresholds.root_upper;
         if (self.total + 1) as f64 > root_upper * self.slots.len() as f64 {
             // Keep the root within its bound after every insert: this is
             // what bounds memory at `N / root_upper` slots.
-            self.grow(run);
-        } else {
-            let section_too_dense =
-                (self.section_len[section] + 1) as f64 > upper * capacity as f64;
-            if section_too_dense || (!self.has_slack(run) && !self.shift_for(run, runs)) {
-                self.rebalance_for_insert(run);
-            }
+            self.grow(run)?;
+            return Ok(true);
+        }
+        // The common case, checked first: when leaf sections may fill up
+        // (the default leaf bound of 1), a free slot after the run also
+        // means its section is within bounds.
+        if self.config.thresholds.leaf_upper >= 1.0 && self.has_slack(run) {
+            return Ok(false);
+        }
+        let section = run / self.runs_per_section;
+        let runs = self.runs_of(section..section + 1);
+        let capacity = self.start_of(runs.end) - self.start_of(runs.start);
+        let (_, upper) = self.tree.bounds(0);
+        let section_too_dense = (self.section_len[section] + 1) as f64 > upper * capacity as f64;
+        if section_too_dense || (!self.has_slack(run) && !self.shift_for(run, runs)) {
+            self.rebalance_for_insert(run)?;
+            debug_assert!(self.has_slack(run));
+            return Ok(true);
         }
         debug_assert!(self.has_slack(run));
+        Ok(false)
     }
 
     /// Moves neighbouring runs inside `bounds` by one slot so that `run`
@@ -509,18 +588,18 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     /// redistribution is the better buy then. The caller guarantees a free
     /// slot somewhere in `bounds`.
     fn shift_for(&mut self, run: usize, bounds: Range<usize>) -> bool {
-        let limit = SHIFT_SLACK + self.len[bounds.clone()].iter().sum::<usize>() / 2;
+        let limit = SHIFT_SLACK + self.sum_len(bounds.clone()) / 2;
         let mut right = None;
         let mut right_cost = 0;
         for j in run + 1..bounds.end {
-            right_cost += self.len[j];
+            right_cost += self.len_of(j);
             if self.has_slack(j) {
                 right = Some(j);
                 break;
             }
         }
         let mut left = None;
-        let mut left_cost = self.len[run];
+        let mut left_cost = self.len_of(run);
         for j in (bounds.start..run).rev() {
             if right.is_some() && left_cost >= right_cost {
                 break;
@@ -529,7 +608,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 left = Some(j);
                 break;
             }
-            left_cost += self.len[j];
+            left_cost += self.len_of(j);
         }
         let use_left = match (left, right) {
             (Some(_), Some(_)) => left_cost < right_cost,
@@ -540,24 +619,23 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         if (if use_left { left_cost } else { right_cost }) > limit {
             return false;
         }
-        let moved;
-        if use_left {
+        let moved = if use_left {
             let j = left.unwrap_or(run);
             for i in j + 1..=run {
-                let s = self.start[i];
-                self.slots.copy_within(s..s + self.len[i], s - 1);
-                self.start[i] = s - 1;
+                let (s, l) = (self.start_of(i), self.len_of(i));
+                self.slots.copy_within(s..s + l, s - 1);
+                self.start[i] -= 1;
             }
-            moved = left_cost;
+            left_cost
         } else {
             let j = right.unwrap_or(run);
             for i in (run + 1..=j).rev() {
-                let s = self.start[i];
-                self.slots.copy_within(s..s + self.len[i], s + 1);
-                self.start[i] = s + 1;
+                let (s, l) = (self.start_of(i), self.len_of(i));
+                self.slots.copy_within(s..s + l, s + 1);
+                self.start[i] += 1;
             }
-            moved = right_cost;
-        }
+            right_cost
+        };
         self.stats.count_shift(moved as u64);
         true
     }
@@ -565,7 +643,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     /// Redistributes the smallest window around `run`'s section that stays
     /// within its upper bound with one more element, growing the array if
     /// even the root would not; afterwards `run` has a free slot.
-    fn rebalance_for_insert(&mut self, run: usize) {
+    fn rebalance_for_insert(&mut self, run: usize) -> Result<(), PmaError> {
         let leaf = run / self.runs_per_section;
         let height = self.tree.height();
         for level in 0..=height {
@@ -576,27 +654,32 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             } else {
                 self.section_len[window].iter().sum()
             } + 1;
-            let (lo, hi) = (self.start[runs.start], self.start[runs.end]);
+            let (lo, hi) = (self.start_of(runs.start), self.start_of(runs.end));
             let (_, upper) = self.tree.bounds(level);
             if count as f64 <= upper * (hi - lo) as f64 {
                 let moved = self.redistribute(runs, lo, hi, Some(run), level);
                 self.stats.count_rebalance(level, moved);
-                return;
+                return Ok(());
             }
         }
-        self.grow(run);
+        self.grow(run)
     }
 
-    /// Doubles the array (more than once if needed), leaving `run` a free
-    /// slot.
-    fn grow(&mut self, run: usize) {
+    /// Grows the array by the configured [`PmaConfig::growth`] factor
+    /// (more than once if needed, at least by one slot), leaving `run` a
+    /// free slot; refuses, changing nothing, past [`MAX_CAPACITY`].
+    fn grow(&mut self, run: usize) -> Result<(), PmaError> {
         let upper = self.config.thresholds.root_upper;
+        let growth = self.config.growth;
         let needed = self.total + 1;
-        let mut capacity = self.slots.len().max(1) * 2;
+        let grown = |capacity: usize| ((capacity as f64 * growth) as usize).max(capacity + 1);
+        let mut capacity = grown(self.slots.len().max(1));
         while needed as f64 > upper * capacity as f64 {
-            capacity *= 2;
+            capacity = grown(capacity);
         }
+        check_capacity(capacity)?;
         self.resize_to(capacity, Some(run));
+        Ok(())
     }
 
     /// The array never shrinks below the configured minimum plus one slot
@@ -625,15 +708,19 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         let old = self.slots.len();
         let grew = capacity > old;
         if grew {
+            // Exactly `capacity`: the gaps are the layout's slack already,
+            // a `Vec` growth margin on top would be memory no run owns.
+            self.slots.reserve_exact(capacity - old);
             self.slots.resize(capacity, T::default());
         }
         let run_count = self.run_count();
         // Sections may change size with the run count's logarithm; lay out
         // the root with the new tree so the policy sees the final level.
         let moved = self.redistribute(0..run_count, 0, capacity, pending, self.tree.height());
-        self.start[run_count] = capacity;
+        self.start[run_count] = index(capacity);
         if !grew {
             self.slots.truncate(capacity);
+            self.slots.shrink_to_fit();
         }
         if self.config.section_size.is_none() {
             self.rebuild_sections();
@@ -669,8 +756,8 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 if !self.touched[r] || pending == Some(r) {
                     continue;
                 }
-                let s = self.start[r];
-                let l = self.len[r];
+                let s = self.start_of(r);
+                let l = self.len_of(r);
                 let mut write = s;
                 let mut kept_tombstones = false;
                 for read in s..s + l {
@@ -690,7 +777,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 self.touched[r] = kept_tombstones;
                 let dropped = s + l - write;
                 if dropped > 0 {
-                    self.len[r] -= dropped;
+                    self.len[r] -= index(dropped);
                     self.total -= dropped;
                     self.stats.reclaimed += dropped as u64;
                 }
@@ -699,7 +786,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         if let Some(p) = pending {
             self.len[p] += 1;
         }
-        let used: usize = self.len[a..b].iter().sum();
+        let used = self.sum_len(a..b);
         debug_assert!(used <= hi - lo, "window over capacity");
         let free = (hi - lo).saturating_sub(used);
         self.scratch_gaps.clear();
@@ -718,29 +805,45 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         }
         if let Some(p) = pending {
             self.len[p] -= 1;
+            // The pending element's slot comes out of the run's gap.
+            self.scratch_gaps[p - a] += 1;
         }
-        // New starts, and the blocks that take each run there.
+        // New starts, and the blocks that take each run there (slices, not
+        // indexing: this loop runs once per run of every window).
         self.scratch_blocks.clear();
         let mut next = lo;
-        for r in a..b {
-            push_block(
-                &mut self.scratch_blocks,
-                Block {
-                    src: self.start[r],
-                    dst: next,
-                    len: self.len[r],
-                },
-            );
-            self.start[r] = next;
-            next += self.len[r] + usize::from(pending == Some(r)) + self.scratch_gaps[r - a];
+        let runs = self.start[a..b].iter_mut().zip(&self.len[a..b]);
+        for ((start, &len), &gap) in runs.zip(&self.scratch_gaps) {
+            let len = len as usize;
+            let block = Block {
+                src: *start as usize,
+                dst: next,
+                len,
+            };
+            push_block(&mut self.scratch_blocks, block);
+            *start = index(next);
+            next += len + gap;
         }
         debug_assert_eq!(next, hi);
         moved += move_blocks(&mut self.slots, &self.scratch_blocks);
+        // A window of most runs leaves scratch of 32 bytes per run behind,
+        // more than the per-run bookkeeping itself: give it back, keeping
+        // what the frequent small windows need (at most a byte per run).
+        let kept = SCRATCH_KEPT.max(self.run_count() / 32);
+        if self.scratch_gaps.capacity() > kept {
+            self.scratch_blocks = Vec::new();
+            self.scratch_gaps = Vec::new();
+        }
         // Recount the sections the window covers.
         let rps = self.runs_per_section;
-        for section in a / rps..b.div_ceil(rps) {
-            let runs = self.runs_of(section..section + 1);
-            self.section_len[section] = self.len[runs].iter().sum();
+        let first_section = a / rps;
+        let window_lengths =
+            &self.len[first_section * rps..self.runs_of(first_section..b.div_ceil(rps)).end];
+        for (count, lengths) in self.section_len[first_section..]
+            .iter_mut()
+            .zip(window_lengths.chunks(rps))
+        {
+            *count = lengths.iter().map(|&l| l as usize).sum();
         }
         #[cfg(debug_assertions)]
         self.debug_check_window(a..b, hi);
@@ -755,10 +858,10 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             let end = if r + 1 == runs.end {
                 hi
             } else {
-                self.start[r + 1]
+                self.start_of(r + 1)
             };
             assert!(
-                self.start[r] + self.len[r] <= end,
+                self.start_of(r) + self.len_of(r) <= end,
                 "run {r} overflows after a redistribution"
             );
         }
@@ -782,7 +885,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 self.start.len()
             ));
         }
-        if self.start[run_count] != self.slots.len() {
+        if self.start_of(run_count) != self.slots.len() {
             return fail(format!(
                 "last boundary {} != capacity {}",
                 self.start[run_count],
@@ -796,11 +899,11 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             if self.start[r] > self.start[r + 1] {
                 return fail(format!("run {r} starts after run {}", r + 1));
             }
-            if self.start[r] + self.len[r] > self.start[r + 1] {
+            if self.start_of(r) + self.len_of(r) > self.start_of(r + 1) {
                 return fail(format!(
                     "run {r} ({} elements) overflows its {} slots",
                     self.len[r],
-                    self.start[r + 1] - self.start[r]
+                    self.start_of(r + 1) - self.start_of(r)
                 ));
             }
         }
@@ -819,12 +922,12 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             ));
         }
         for (s, &count) in self.section_len.iter().enumerate() {
-            let actual: usize = self.len[self.runs_of(s..s + 1)].iter().sum();
+            let actual = self.sum_len(self.runs_of(s..s + 1));
             if actual != count {
                 return fail(format!("section {s} counts {count}, holds {actual}"));
             }
         }
-        let total: usize = self.len.iter().sum();
+        let total = self.sum_len(0..run_count);
         if total != self.total {
             return fail(format!("total {} but runs hold {total}", self.total));
         }

@@ -110,6 +110,15 @@ pub struct PmaConfig {
     /// [`PackedRuns`](crate::PackedRuns). `None` (the default) chooses
     /// `Θ(log N)` and re-chooses it on every resize.
     pub section_size: Option<usize>,
+    /// The factor by which [`PackedRuns`](crate::PackedRuns) grows when
+    /// the root would pass its upper bound (default 2, the classic
+    /// doubling). A smaller factor keeps the array denser right after a
+    /// growth (`root_upper / growth` instead of `root_upper / 2`) for
+    /// more frequent resizes: each element is moved `growth / (growth -
+    /// 1)` times on average by resizes (2 for doubling, 3 for 1.5). Must
+    /// be in `(1, 4]`. [`PackedSet`](crate::PackedSet)'s capacity stays a
+    /// power of two and always doubles.
+    pub growth: f64,
 }
 
 impl Default for PmaConfig {
@@ -118,6 +127,7 @@ impl Default for PmaConfig {
             thresholds: Thresholds::default(),
             min_capacity: 64,
             section_size: None,
+            growth: 2.0,
         }
     }
 }
@@ -141,9 +151,23 @@ impl PmaConfig {
         self
     }
 
-    /// Checks the thresholds and that fixed sizes are positive.
+    /// Sets the growth factor of [`PackedRuns`](crate::PackedRuns) (see the
+    /// field's docs).
+    pub fn growth(mut self, factor: f64) -> Self {
+        self.growth = factor;
+        self
+    }
+
+    /// Checks the thresholds, the growth factor, and that fixed sizes are
+    /// positive.
     pub fn validate(&self) -> Result<(), PmaError> {
         self.thresholds.validate()?;
+        if !(self.growth > 1.0 && self.growth <= 4.0) {
+            return Err(PmaError::InvalidConfig(format!(
+                "growth must be in (1, 4], got {}",
+                self.growth
+            )));
+        }
         if self.section_size == Some(0) {
             return Err(PmaError::InvalidConfig(
                 "section_size must be at least 1".to_string(),
@@ -250,6 +274,9 @@ mod tests {
         };
         assert!(nan.validate().is_err());
         assert!(PmaConfig::default().section_size(0).validate().is_err());
+        assert!(PmaConfig::default().growth(1.0).validate().is_err());
+        assert!(PmaConfig::default().growth(f64::NAN).validate().is_err());
+        assert!(PmaConfig::default().growth(1.5).validate().is_ok());
         assert!(PmaConfig::default().validate().is_ok());
     }
 

@@ -27,7 +27,7 @@ fn hammer_everything_into_one_run() {
     for policy in policies() {
         let name = policy.name().to_string();
         let mut runs = PackedRuns::<u32, _>::with_policy(policy);
-        runs.add_runs(1000);
+        runs.add_runs(1000).expect("within MAX_CAPACITY");
         let mut model = vec![Vec::new(); 1000];
         for i in 0..50_000u32 {
             runs.push(500, i).unwrap();
@@ -53,7 +53,7 @@ fn hammer_everything_into_one_run() {
 fn hammer_runs_one_at_a_time() {
     for policy in policies() {
         let mut runs = PackedRuns::<u32, _>::with_policy(policy);
-        runs.add_runs(2000);
+        runs.add_runs(2000).expect("within MAX_CAPACITY");
         let mut model = vec![Vec::new(); 2000];
         for (r, expected) in model.iter_mut().enumerate() {
             for i in 0..25u32 {
@@ -83,7 +83,7 @@ fn ascending_and_descending_keys() {
     // Runs: ascending and descending run ids.
     for policy in policies() {
         let mut runs = PackedRuns::<u32, _>::with_policy(policy);
-        runs.add_runs(3000);
+        runs.add_runs(3000).expect("within MAX_CAPACITY");
         let mut model = vec![Vec::new(); 3000];
         for r in (0..3000).chain((0..3000).rev()) {
             runs.push(r, r as u32).unwrap();
@@ -114,7 +114,7 @@ fn insert_all_then_delete_all() {
 
     for policy in policies() {
         let mut runs = PackedRuns::<u32, _>::with_policy(policy);
-        runs.add_runs(500);
+        runs.add_runs(500).expect("within MAX_CAPACITY");
         for i in 0..n {
             runs.push((i as usize * 7919) % 500, i).unwrap();
         }
@@ -135,7 +135,7 @@ fn one_huge_run_beside_thousands_of_empty_ones() {
     for policy in policies() {
         let name = policy.name().to_string();
         let mut runs = PackedRuns::<u32, _>::with_policy(policy);
-        runs.add_runs(5000);
+        runs.add_runs(5000).expect("within MAX_CAPACITY");
         let mut model = vec![Vec::new(); 5000];
         for i in 0..100_000u32 {
             runs.push(2500, i).unwrap();
@@ -226,7 +226,7 @@ fn degree_gives_long_runs_more_room_than_even() {
 fn bad_input_is_an_error() {
     let mut runs: PackedRuns<u32> = PackedRuns::new();
     assert!(runs.push(0, 1).is_err());
-    runs.add_runs(2);
+    runs.add_runs(2).expect("within MAX_CAPACITY");
     assert!(runs.insert(1, 1, 5).is_err());
     assert!(runs.remove(1, 0).is_err());
     assert!(runs.get(5, 0).is_none());
@@ -271,7 +271,7 @@ fn snapshot_aware_reclamation_waits_for_the_oldest_snapshot() {
                 .is_some_and(|v| v < seen.load(Ordering::Relaxed))
         },
     )));
-    runs.add_runs(100);
+    runs.add_runs(100).expect("within MAX_CAPACITY");
     for r in 0..100 {
         for dst in 0..20 {
             runs.push(
@@ -338,7 +338,7 @@ fn tombstones_go_with_the_next_local_redistribution() {
         }
     }
     let mut runs: PackedRuns<Mark> = PackedRuns::new();
-    runs.add_runs(64);
+    runs.add_runs(64).expect("within MAX_CAPACITY");
     for r in 0..64 {
         for i in 0..8 {
             runs.push(r, Mark(i, false)).unwrap();

@@ -191,7 +191,7 @@ fn run_model<P: GapPolicy>(
 ) -> Result<(), TestCaseError> {
     let mut runs = PackedRuns::<Item, P>::with_config(policy, config).unwrap();
     let mut model: Vec<Vec<Item>> = Vec::new();
-    runs.add_runs(3);
+    runs.add_runs(3).unwrap();
     model.resize(3, Vec::new());
     runs.set_reclaim(Reclaim::Never);
     let mut reclaiming = false;
@@ -243,7 +243,7 @@ fn run_model<P: GapPolicy>(
                 }
             }
             RunOp::AddRuns(count) => {
-                let ids = runs.add_runs(count);
+                let ids = runs.add_runs(count).unwrap();
                 prop_assert_eq!(ids, n..n + count);
                 model.resize(n + count, Vec::new());
             }

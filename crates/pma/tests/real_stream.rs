@@ -36,7 +36,7 @@ fn college_msg_into_runs_matches_adjacency_lists() {
     for policy in policies {
         let name = policy.name().to_string();
         let mut runs = PackedRuns::<u32, _>::with_policy(policy);
-        runs.add_runs(vertices);
+        runs.add_runs(vertices).expect("within MAX_CAPACITY");
         for &(s, d) in &edges {
             runs.push(s as usize, d).unwrap();
         }

@@ -115,4 +115,4 @@ pub use dyngraph_pma::{DegreeProportional, Even, GapPolicy, HistoryAdaptive, Pma
 pub use options::StoreOptions;
 pub use pcsr::{Pcsr, PcsrNeighbors, PcsrWeightedNeighbors};
 pub use snapshot::{Snapshot, SnapshotNeighbors, SnapshotView, SnapshotWeightedNeighbors};
-pub use vcsr::{Vcsr, VcsrNeighbors, VcsrStats, VcsrWeightedNeighbors};
+pub use vcsr::{Vcsr, VcsrNeighbors, VcsrStats, VcsrWeightedNeighbors, default_pma_config};

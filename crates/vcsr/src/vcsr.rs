@@ -34,6 +34,32 @@ fn pma_error(error: PmaError) -> Error {
     Error::InvalidStructure(format!("VCSR edge array: {error}"))
 }
 
+/// Grows a per-vertex array to `len` zeroed entries, reserving at least an
+/// eighth more when it reallocates (amortized `O(1)` per vertex with at
+/// most 12.5% of the allocation unused, where `Vec`'s doubling may leave
+/// half of it unused).
+fn resize_modestly(values: &mut Vec<u32>, len: usize) {
+    if len > values.capacity() {
+        let additional = (len - values.len()).max(values.len() / 8);
+        values.reserve_exact(additional);
+    }
+    values.resize(len, 0);
+}
+
+/// The pma configuration [`Vcsr::new`] and [`Vcsr::with_policy`] use: the
+/// classic density thresholds (root at most 0.75 full), growing by 1.3
+/// instead of doubling, so an edge array is at least `0.75 / 1.3 = 0.58`
+/// dense right after a growth instead of 0.375. With 4-byte slots that is
+/// at most 6.9 bytes per edge of slots, plus 9 bytes of pma bookkeeping and
+/// 4 of degree per vertex: under twice `Csr`'s `4 + 8 V / E` at any point
+/// of the growth cycle. The price is more resizes: each element is moved
+/// `1.3 / 0.3 = 4.3` times by resizes on average instead of 2 (on a 5.2M
+/// edge Kronecker stream, about 15% fewer inserts per second than growing
+/// by 1.5; `BENCHMARKS.md`).
+pub fn default_pma_config() -> PmaConfig {
+    PmaConfig::default().growth(1.3)
+}
+
 /// Index of the oldest live slot of `run` pointing to `target`.
 #[inline]
 fn find_live<S: Slot, P: GapPolicy>(
@@ -250,7 +276,7 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     /// An empty graph whose edge arrays use `policy` (cloned for the
     /// in-edges). Refuses a vertex limit above `2^31`.
     pub fn with_policy(options: StoreOptions, policy: P) -> Result<Self> {
-        Self::with_config(options, policy, PmaConfig::default())
+        Self::with_config(options, policy, default_pma_config())
     }
 
     /// An empty graph with `policy` and the pma `config` (density
@@ -464,27 +490,33 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         }
     }
 
-    /// Grows the vertex array to `vertex_count`; the pma gets runs in
-    /// doubling steps so a stream of ever larger ids costs amortized
-    /// `O(1)` per vertex.
-    fn grow(&mut self, vertex_count: usize) {
+    /// Grows the vertex array to `vertex_count` (one pma run per vertex;
+    /// amortized `O(1)` per vertex). Fails only when the pma cannot
+    /// address the slots the new runs need.
+    fn grow(&mut self, vertex_count: usize) -> Result<()> {
         if vertex_count <= self.out_degree.len() {
-            return;
+            return Ok(());
         }
+        // Exactly one run per vertex: the pma grows its per-run arrays by
+        // at least an eighth at a time, so ids that arrive one by one in
+        // increasing order still cost amortized `O(1)` each, and no memory
+        // goes to runs no vertex has.
         let runs = with_out_runs!(&self.out, runs => runs.run_count());
         if vertex_count > runs {
-            let target = vertex_count
-                .max(runs * 2)
-                .min(self.vertex_limit.max(vertex_count));
-            with_out_runs!(&mut self.out, r => r.add_runs(target - runs));
-            if let Some(incoming) = &mut self.incoming {
-                incoming.add_runs(target - runs);
+            with_out_runs!(&mut self.out, r => r.add_runs(vertex_count - runs))
+                .map_err(pma_error)?;
+        }
+        if let Some(incoming) = &mut self.incoming {
+            let runs = incoming.run_count();
+            if vertex_count > runs {
+                incoming.add_runs(vertex_count - runs).map_err(pma_error)?;
             }
         }
-        self.out_degree.resize(vertex_count, 0);
+        resize_modestly(&mut self.out_degree, vertex_count);
         if self.incoming.is_some() {
-            self.in_degree.resize(vertex_count, 0);
+            resize_modestly(&mut self.in_degree, vertex_count);
         }
+        Ok(())
     }
 
     /// Appends `src -> dst` to the out-edges only (ids already checked and
@@ -515,7 +547,7 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     fn insert_one(&mut self, src: VertexId, dst: VertexId, weight: Weight) -> Result<bool> {
         check_limit(self.vertex_limit, [src, dst])?;
         self.before_update();
-        self.grow(src.max(dst) as usize + 1);
+        self.grow(src.max(dst) as usize + 1)?;
         let added = self.push_out(src, dst, weight)?;
         if added {
             self.push_in(src, dst)?;
@@ -579,7 +611,7 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         };
         check_limit(self.vertex_limit, [max])?;
         self.before_update();
-        self.grow(max as usize + 1);
+        self.grow(max as usize + 1)?;
         let mut batch: Vec<WeightedEdge> = edges.collect();
         batch.sort_by_key(|e| e.src); // stable: arrival order within a source
         if with_out_runs!(&self.out, runs => runs.is_empty()) {
@@ -844,7 +876,7 @@ impl<P: GapPolicy + Clone> GraphUpdate for Vcsr<P> {
     fn add_vertices(&mut self, count: usize) -> Result<Range<VertexId>> {
         let start = self.vertex_count();
         let end = add_vertices_end(start, count, self.vertex_limit)?;
-        self.grow(end);
+        self.grow(end)?;
         Ok(start as VertexId..end as VertexId)
     }
 
