@@ -1,8 +1,10 @@
 //! The immutable compressed-sparse-row baseline.
 //!
 //! # Cost model
-//! - Build: two passes over the edges per thread (degree count, scatter) plus
-//!   a pass to find the largest id; `O(E + V)` work, parallel with rayon.
+//! - Build: two passes over the edges, each thread over its own share
+//!   (degree count, scatter), plus a pass to find the largest id when no
+//!   vertex count is given; `O(E + V)` work, parallel with rayon, and one
+//!   `u64` counter per vertex per thread while building.
 //! - Scan: one contiguous slice per vertex, the fastest layout there is.
 //! - Update: not supported. Adding one edge means rebuilding — the cost the
 //!   dynamic stores in this workspace exist to avoid.
@@ -716,36 +718,50 @@ fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
     let threads = rayon::current_num_threads();
     let edge_ranges = even_ranges(seq.len(), threads);
 
-    // Pass 0: the largest id, to size (or check) the vertex array.
-    let max_id = edge_ranges
-        .par_iter()
-        .map(|range| {
-            let mut max: Option<VertexId> = None;
-            seq.for_each(range.clone(), |s, d, _| max = max.max(Some(s.max(d))));
-            max
-        })
-        .max()
-        .flatten();
-    let vertex_count = match (options.vertex_count, max_id) {
-        (Some(count), Some(id)) if id as usize >= count => {
-            return Err(Error::VertexOutOfRange {
-                vertex: id.into(),
-                vertex_count: count as u64,
-            });
-        }
-        (Some(count), _) => count,
-        (None, Some(id)) => id as usize + 1,
-        (None, None) => 0,
+    // The largest id, to size (or check) the vertex array.
+    let max_id = || {
+        edge_ranges
+            .par_iter()
+            .map(|range| {
+                let mut max: Option<VertexId> = None;
+                seq.for_each(range.clone(), |s, d, _| max = max.max(Some(s.max(d))));
+                max
+            })
+            .max()
+            .flatten()
     };
-    if vertex_count > options.vertex_limit {
-        return Err(Error::VertexLimit {
-            vertex: vertex_count as u64 - 1,
-            needed: vertex_count as u64,
-            limit: options.vertex_limit as u64,
-        });
-    }
-
-    let (mut offsets, mut targets, mut weights) = scatter(seq, vertex_count, &edge_ranges, threads);
+    let out_of_range = |id: VertexId, count: usize| Error::VertexOutOfRange {
+        vertex: id.into(),
+        vertex_count: count as u64,
+    };
+    let vertex_limit = |vertex_count: usize| Error::VertexLimit {
+        vertex: vertex_count as u64 - 1,
+        needed: vertex_count as u64,
+        limit: options.vertex_limit as u64,
+    };
+    let (mut offsets, mut targets, mut weights) = match options.vertex_count {
+        // A given count within the limit: the degree count checks the ids
+        // as it goes, so no separate pass is needed unless one is out of
+        // range (then the pass finds the largest, for the error).
+        Some(count) if count <= options.vertex_limit => scatter(seq, count, &edge_ranges)
+            .map_err(|IdOutOfRange| out_of_range(max_id().unwrap_or_default(), count))?,
+        _ => {
+            let vertex_count = match (options.vertex_count, max_id()) {
+                (Some(count), Some(id)) if id as usize >= count => {
+                    return Err(out_of_range(id, count));
+                }
+                (Some(count), _) => count,
+                (None, Some(id)) => id as usize + 1,
+                (None, None) => 0,
+            };
+            if vertex_count > options.vertex_limit {
+                return Err(vertex_limit(vertex_count));
+            }
+            scatter(seq, vertex_count, &edge_ranges).map_err(|IdOutOfRange| {
+                Error::InvalidStructure("ids changed during the build".into())
+            })?
+        }
+    };
     if options.sort || options.dedupe {
         (offsets, targets, weights) =
             sort_lists(offsets, targets, weights, options.dedupe, threads);
@@ -774,88 +790,182 @@ fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
 fn transpose(offsets: &[u64], targets: &[VertexId]) -> (Vec<u64>, Vec<VertexId>) {
     let threads = rayon::current_num_threads();
     let seq = Reversed(CsrSeq { offsets, targets });
-    let (in_offsets, in_sources, _) = scatter(
-        &seq,
-        offsets.len() - 1,
-        &even_ranges(seq.len(), threads),
-        threads,
-    );
+    // Every target of a valid CSR is below its vertex count.
+    let (in_offsets, in_sources, _) =
+        scatter(&seq, offsets.len() - 1, &even_ranges(seq.len(), threads))
+            .expect("a CSR's targets are below its vertex count");
     (in_offsets, in_sources)
 }
 
-/// Degree count per edge partition, prefix sum, then a scatter in which each
-/// thread owns a range of vertices (and so a disjoint slice of the targets)
-/// and walks the edges in order, keeping input order within every vertex.
-/// Owning output ranges keeps the scatter free of `unsafe` shared writes; the
-/// price is that each thread reads every source id once.
+/// Offsets, targets and optional weights of a CSR under construction.
+type CsrArrays = (Vec<u64>, Vec<VertexId>, Option<Vec<Weight>>);
+
+/// The scatter met an id at or past the vertex count.
+#[derive(Debug)]
+struct IdOutOfRange;
+
+/// A slice that several threads write at once, each at indices no other
+/// thread touches (the scatter's slots). Borrowing the slice mutably for
+/// `'a` keeps everyone else out while it lives.
+struct DisjointWriter<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _slice: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the writer only moves `T` values into the slice (no shared
+// reads), so sharing it between threads is sound for `T: Send` as long as
+// no two threads use the same index, which `write`'s contract requires.
+unsafe impl<T: Send> Sync for DisjointWriter<'_, T> {}
+
+impl<'a, T: Copy> DisjointWriter<'a, T> {
+    fn new(slice: &'a mut [T]) -> Self {
+        Self {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _slice: std::marker::PhantomData,
+        }
+    }
+
+    /// Writes `value` at `index` (bounds-checked: out of range panics).
+    ///
+    /// # Safety
+    /// While this writer lives, no other thread writes the same `index`.
+    #[inline(always)]
+    unsafe fn write(&self, index: usize, value: T) {
+        assert!(index < self.len, "scatter slot {index} out of {}", self.len);
+        // SAFETY: `index` is in bounds (checked above) of a slice borrowed
+        // mutably for `'a`, and the caller guarantees that no other thread
+        // accesses this element meanwhile.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+}
+
+/// GVEL's build: a degree count per edge partition, a prefix sum, then every
+/// partition scatters its own edges to slots reserved for it. Partition `p`'s
+/// slots for vertex `v` start after `v`'s slots for partitions `0..p`, so
+/// input order is kept within every vertex, each thread reads only its own
+/// edges, and no two threads write the same slot (which is what makes the
+/// shared writes sound). Memory: one `u64` counter per vertex per partition.
+///
+/// An id at or past `vertex_count` is reported as [`IdOutOfRange`] (the
+/// caller finds the largest id for the message).
 fn scatter<S: EdgeSeq>(
     seq: &S,
     vertex_count: usize,
     edge_ranges: &[Range<usize>],
-    threads: usize,
-) -> (Vec<u64>, Vec<VertexId>, Option<Vec<Weight>>) {
-    let partition_degrees: Vec<Vec<u64>> = edge_ranges
+) -> std::result::Result<CsrArrays, IdOutOfRange> {
+    // Per-partition degree counts; they become the partitions' cursors.
+    let counted: Vec<Option<Vec<u64>>> = edge_ranges
         .par_iter()
         .map(|range| {
             let mut degrees = vec![0u64; vertex_count];
-            seq.for_each(range.clone(), |s, _, _| degrees[s as usize] += 1);
-            degrees
+            let mut in_range = true;
+            seq.for_each(range.clone(), |s, d, _| {
+                match degrees.get_mut(s as usize) {
+                    Some(degree) => *degree += 1,
+                    None => in_range = false,
+                }
+                in_range &= (d as usize) < vertex_count;
+            });
+            in_range.then_some(degrees)
         })
         .collect();
-    let degrees = match partition_degrees.len() {
-        1 => partition_degrees.into_iter().next().unwrap_or_default(),
-        _ => (0..vertex_count)
+    let mut cursors: Vec<Vec<u64>> = counted
+        .into_iter()
+        .collect::<Option<_>>()
+        .ok_or(IdOutOfRange)?;
+
+    // Offsets, and each partition's first slot per vertex, in parallel over
+    // vertex ranges (each range's prefix sums are then shifted by the total
+    // of the ranges before it).
+    let vertex_ranges = even_ranges(vertex_count, rayon::current_num_threads() * 4);
+    let mut offsets = vec![0u64; vertex_count + 1];
+    {
+        let mut cursor_pieces: Vec<Vec<&mut [u64]>> =
+            vertex_ranges.iter().map(|_| Vec::new()).collect();
+        for cursor in &mut cursors {
+            for (piece, pieces) in split_by_lengths(cursor, vertex_ranges.iter().map(|r| r.len()))
+                .into_iter()
+                .zip(&mut cursor_pieces)
+            {
+                pieces.push(piece);
+            }
+        }
+        let offset_pieces =
+            split_by_lengths(&mut offsets[1..], vertex_ranges.iter().map(|r| r.len()));
+        // Pass 1: local prefix sums of the totals, cursors relative to the
+        // range's start.
+        let range_totals: Vec<u64> = offset_pieces
             .into_par_iter()
-            .map(|v| partition_degrees.iter().map(|d| d[v]).sum())
-            .collect(),
-    };
-    let mut offsets = Vec::with_capacity(vertex_count + 1);
-    let mut running = 0u64;
-    offsets.push(0);
-    for degree in degrees {
-        running += degree;
-        offsets.push(running);
+            .zip(cursor_pieces.par_iter_mut())
+            .map(|(offset_piece, cursors)| {
+                let mut running = 0u64;
+                for (i, offset) in offset_piece.iter_mut().enumerate() {
+                    for cursor in cursors.iter_mut() {
+                        let count = cursor[i];
+                        cursor[i] = running;
+                        running += count;
+                    }
+                    *offset = running;
+                }
+                running
+            })
+            .collect();
+        // Pass 2: add the total of the ranges before.
+        let mut base = 0u64;
+        let bases: Vec<u64> = range_totals
+            .iter()
+            .map(|total| {
+                let this = base;
+                base += total;
+                this
+            })
+            .collect();
+        let offset_pieces =
+            split_by_lengths(&mut offsets[1..], vertex_ranges.iter().map(|r| r.len()));
+        offset_pieces
+            .into_par_iter()
+            .zip(cursor_pieces.par_iter_mut())
+            .zip(bases)
+            .for_each(|((offset_piece, cursors), base)| {
+                if base == 0 {
+                    return;
+                }
+                offset_piece.iter_mut().for_each(|o| *o += base);
+                for cursor in cursors.iter_mut() {
+                    cursor.iter_mut().for_each(|c| *c += base);
+                }
+            });
     }
 
-    let edge_count = running as usize;
+    let edge_count = offsets[vertex_count] as usize;
     let mut targets = vec![0 as VertexId; edge_count];
     let mut weights = seq.weighted().then(|| vec![0.0 as Weight; edge_count]);
-    let vertex_ranges = edge_balanced_vertex_ranges(&offsets, threads);
-    let lengths: Vec<usize> = vertex_ranges
-        .iter()
-        .map(|r| (offsets[r.end] - offsets[r.start]) as usize)
-        .collect();
-    let target_pieces = split_by_lengths(&mut targets, lengths.iter().copied());
-    let weight_pieces: Vec<Option<&mut [Weight]>> = match weights.as_mut() {
-        Some(w) => split_by_lengths(w, lengths.iter().copied())
-            .into_iter()
-            .map(Some)
-            .collect(),
-        None => vertex_ranges.iter().map(|_| None).collect(),
-    };
-    vertex_ranges
-        .into_par_iter()
-        .zip(target_pieces)
-        .zip(weight_pieces)
-        .for_each(|((range, target_piece), mut weight_piece)| {
-            let base = offsets[range.start];
-            let mut cursor: Vec<usize> = offsets[range.clone()]
-                .iter()
-                .map(|&o| (o - base) as usize)
-                .collect();
-            let (low, high) = (range.start as VertexId, range.end as VertexId);
-            seq.for_each(0..seq.len(), |s, d, w| {
-                if s >= low && s < high {
-                    let slot = &mut cursor[(s - low) as usize];
-                    target_piece[*slot] = d;
-                    if let Some(weights) = weight_piece.as_deref_mut() {
-                        weights[*slot] = w;
-                    }
-                    *slot += 1;
+    let target_writer = DisjointWriter::new(&mut targets);
+    let weight_writer = weights.as_deref_mut().map(DisjointWriter::new);
+    edge_ranges
+        .par_iter()
+        .zip(cursors.par_iter_mut())
+        .for_each(|(range, cursor)| {
+            seq.for_each(range.clone(), |s, d, w| {
+                // Ids were checked in the count (the same walk: `EdgeSeq`
+                // walks are deterministic over immutable data).
+                let slot = &mut cursor[s as usize];
+                let at = *slot as usize;
+                *slot += 1;
+                // SAFETY: this partition's walk yields exactly the edges it
+                // counted, so it writes `v`'s slots `start_p(v) ..
+                // start_p(v) + count_p(v)`; the prefix sums above make those
+                // ranges disjoint across partitions and vertices.
+                unsafe { target_writer.write(at, d) };
+                if let Some(writer) = &weight_writer {
+                    // SAFETY: the same slot, in the parallel weights array.
+                    unsafe { writer.write(at, w) };
                 }
             });
         });
-    (offsets, targets, weights)
+    Ok((offsets, targets, weights))
 }
 
 /// Sorts every neighbour list (stable, weights alongside) and, with
