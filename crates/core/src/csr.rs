@@ -1,10 +1,12 @@
 //! The immutable compressed-sparse-row baseline.
 //!
 //! # Cost model
-//! - Build: two passes over the edges, each thread over its own share
-//!   (degree count, scatter), plus a pass to find the largest id when no
-//!   vertex count is given; `O(E + V)` work, parallel with rayon, and one
-//!   `u64` counter per vertex per thread while building.
+//! - Build: a two-pass radix scatter, each thread over its own share of the
+//!   edges (count per bucket of vertices, copy into buckets, then each
+//!   bucket into its slice of the output, in cache), plus a pass to find
+//!   the largest id when no vertex count is given; `O(E + V)` work, parallel
+//!   with rayon, and a temporary copy of the edges (8 bytes each, 12 with
+//!   weights) while building.
 //! - Scan: one contiguous slice per vertex, the fastest layout there is.
 //! - Update: not supported. Adding one edge means rebuilding — the cost the
 //!   dynamic stores in this workspace exist to avoid.
@@ -717,6 +719,7 @@ fn split_by_lengths<T>(
 fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
     let threads = rayon::current_num_threads();
     let edge_ranges = even_ranges(seq.len(), threads);
+    let mut scratch = ScatterScratch::default();
 
     // The largest id, to size (or check) the vertex array.
     let max_id = || {
@@ -743,8 +746,10 @@ fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
         // A given count within the limit: the degree count checks the ids
         // as it goes, so no separate pass is needed unless one is out of
         // range (then the pass finds the largest, for the error).
-        Some(count) if count <= options.vertex_limit => scatter(seq, count, &edge_ranges)
-            .map_err(|IdOutOfRange| out_of_range(max_id().unwrap_or_default(), count))?,
+        Some(count) if count <= options.vertex_limit => {
+            scatter(seq, count, &edge_ranges, &mut scratch)
+                .map_err(|IdOutOfRange| out_of_range(max_id().unwrap_or_default(), count))?
+        }
         _ => {
             let vertex_count = match (options.vertex_count, max_id()) {
                 (Some(count), Some(id)) if id as usize >= count => {
@@ -757,7 +762,7 @@ fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
             if vertex_count > options.vertex_limit {
                 return Err(vertex_limit(vertex_count));
             }
-            scatter(seq, vertex_count, &edge_ranges).map_err(|IdOutOfRange| {
+            scatter(seq, vertex_count, &edge_ranges, &mut scratch).map_err(|IdOutOfRange| {
                 Error::InvalidStructure("ids changed during the build".into())
             })?
         }
@@ -767,7 +772,7 @@ fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
             sort_lists(offsets, targets, weights, options.dedupe, threads);
     }
     let (in_offsets, in_sources) = if options.transpose {
-        let (o, s) = transpose(&offsets, &targets);
+        let (o, s) = transpose_with(&offsets, &targets, &mut scratch);
         (Some(o), Some(s))
     } else {
         (None, None)
@@ -788,13 +793,46 @@ fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
 }
 
 fn transpose(offsets: &[u64], targets: &[VertexId]) -> (Vec<u64>, Vec<VertexId>) {
+    transpose_with(offsets, targets, &mut ScatterScratch::default())
+}
+
+fn transpose_with(
+    offsets: &[u64],
+    targets: &[VertexId],
+    scratch: &mut ScatterScratch,
+) -> (Vec<u64>, Vec<VertexId>) {
     let threads = rayon::current_num_threads();
     let seq = Reversed(CsrSeq { offsets, targets });
     // Every target of a valid CSR is below its vertex count.
-    let (in_offsets, in_sources, _) =
-        scatter(&seq, offsets.len() - 1, &even_ranges(seq.len(), threads))
-            .expect("a CSR's targets are below its vertex count");
+    let (in_offsets, in_sources, _) = scatter(
+        &seq,
+        offsets.len() - 1,
+        &even_ranges(seq.len(), threads),
+        scratch,
+    )
+    .expect("a CSR's targets are below its vertex count");
     (in_offsets, in_sources)
+}
+
+/// The scatter's bucketed copy of the edges, kept between the out-edge and
+/// in-edge builds so the second does not map and fault in fresh memory.
+#[derive(Default)]
+struct ScatterScratch {
+    src: Vec<VertexId>,
+    dst: Vec<VertexId>,
+}
+
+impl ScatterScratch {
+    /// Both arrays, at least `len` long.
+    fn arrays(&mut self, len: usize) -> (&mut [VertexId], &mut [VertexId]) {
+        if self.src.len() < len {
+            // Zeroed allocations come as untouched pages; no need to keep
+            // the old contents.
+            self.src = vec![0; len];
+            self.dst = vec![0; len];
+        }
+        (&mut self.src[..len], &mut self.dst[..len])
+    }
 }
 
 /// Offsets, targets and optional weights of a CSR under construction.
@@ -841,12 +879,33 @@ impl<'a, T: Copy> DisjointWriter<'a, T> {
     }
 }
 
-/// GVEL's build: a degree count per edge partition, a prefix sum, then every
-/// partition scatters its own edges to slots reserved for it. Partition `p`'s
-/// slots for vertex `v` start after `v`'s slots for partitions `0..p`, so
-/// input order is kept within every vertex, each thread reads only its own
-/// edges, and no two threads write the same slot (which is what makes the
-/// shared writes sound). Memory: one `u64` counter per vertex per partition.
+/// Vertices per scatter bucket, as a shift: at most [`SCATTER_BUCKETS`]
+/// buckets of consecutive vertices.
+fn bucket_shift(vertex_count: usize) -> u32 {
+    let bits = usize::BITS - vertex_count.saturating_sub(1).leading_zeros();
+    bits.saturating_sub(SCATTER_BUCKETS.trailing_zeros())
+}
+
+/// How many vertex ranges the scatter's first stage sorts edges into: few
+/// enough that every bucket's write stream stays in cache, many enough that
+/// one bucket's share of the output does too.
+const SCATTER_BUCKETS: usize = 256;
+
+/// The CSR build, a two-pass radix scatter in three parallel stages, each
+/// thread reading only its own edges and no stage writing at random into
+/// anything larger than a cache:
+/// 1. every edge partition counts its edges per bucket of consecutive source
+///    vertices (a few hundred counters) and checks the ids;
+/// 2. every partition copies its edges into the buckets, laid out as the
+///    output will be (bucket `b` occupies the slots of its vertices),
+///    partition `p` after partitions `0..p` within each bucket: sequential
+///    writes to a few hundred streams;
+/// 3. every bucket counts its vertices' degrees, writes their offsets and
+///    scatters its edges into its own slice of the output.
+///
+/// Input order is kept within every vertex (stage 2 keeps it per bucket,
+/// stage 3 per vertex). Memory while building: a copy of the edges (8 bytes
+/// each, 12 with weights) besides the output.
 ///
 /// An id at or past `vertex_count` is reported as [`IdOutOfRange`] (the
 /// caller finds the largest id for the message).
@@ -854,117 +913,134 @@ fn scatter<S: EdgeSeq>(
     seq: &S,
     vertex_count: usize,
     edge_ranges: &[Range<usize>],
+    scratch: &mut ScatterScratch,
 ) -> std::result::Result<CsrArrays, IdOutOfRange> {
-    // Per-partition degree counts; they become the partitions' cursors.
+    let shift = bucket_shift(vertex_count);
+    let buckets: Vec<Range<usize>> = (0..vertex_count.div_ceil(1 << shift))
+        .map(|b| b << shift..((b + 1) << shift).min(vertex_count))
+        .collect();
+
+    // Stage 1.
     let counted: Vec<Option<Vec<u64>>> = edge_ranges
         .par_iter()
         .map(|range| {
-            let mut degrees = vec![0u64; vertex_count];
+            let mut per_bucket = vec![0u64; buckets.len()];
             let mut in_range = true;
             seq.for_each(range.clone(), |s, d, _| {
-                match degrees.get_mut(s as usize) {
-                    Some(degree) => *degree += 1,
-                    None => in_range = false,
+                in_range &= (s as usize) < vertex_count && (d as usize) < vertex_count;
+                // An id past the count may land in no bucket; the error is
+                // reported below.
+                if let Some(count) = per_bucket.get_mut((s >> shift) as usize) {
+                    *count += 1;
                 }
-                in_range &= (d as usize) < vertex_count;
             });
-            in_range.then_some(degrees)
+            in_range.then_some(per_bucket)
         })
         .collect();
-    let mut cursors: Vec<Vec<u64>> = counted
+    // Partition p's first slot in bucket b, and where each bucket starts.
+    let mut bucket_cursors: Vec<Vec<u64>> = counted
         .into_iter()
         .collect::<Option<_>>()
         .ok_or(IdOutOfRange)?;
-
-    // Offsets, and each partition's first slot per vertex, in parallel over
-    // vertex ranges (each range's prefix sums are then shifted by the total
-    // of the ranges before it).
-    let vertex_ranges = even_ranges(vertex_count, rayon::current_num_threads() * 4);
-    let mut offsets = vec![0u64; vertex_count + 1];
-    {
-        let mut cursor_pieces: Vec<Vec<&mut [u64]>> =
-            vertex_ranges.iter().map(|_| Vec::new()).collect();
-        for cursor in &mut cursors {
-            for (piece, pieces) in split_by_lengths(cursor, vertex_ranges.iter().map(|r| r.len()))
-                .into_iter()
-                .zip(&mut cursor_pieces)
-            {
-                pieces.push(piece);
-            }
+    let mut bucket_starts = Vec::with_capacity(buckets.len() + 1);
+    let mut running = 0u64;
+    for b in 0..buckets.len() {
+        bucket_starts.push(running);
+        for cursors in &mut bucket_cursors {
+            let count = cursors[b];
+            cursors[b] = running;
+            running += count;
         }
-        let offset_pieces =
-            split_by_lengths(&mut offsets[1..], vertex_ranges.iter().map(|r| r.len()));
-        // Pass 1: local prefix sums of the totals, cursors relative to the
-        // range's start.
-        let range_totals: Vec<u64> = offset_pieces
-            .into_par_iter()
-            .zip(cursor_pieces.par_iter_mut())
-            .map(|(offset_piece, cursors)| {
-                let mut running = 0u64;
-                for (i, offset) in offset_piece.iter_mut().enumerate() {
-                    for cursor in cursors.iter_mut() {
-                        let count = cursor[i];
-                        cursor[i] = running;
-                        running += count;
+    }
+    bucket_starts.push(running);
+    let edge_count = running as usize;
+    let bucket_lengths: Vec<usize> = bucket_starts
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .collect();
+
+    // Stage 2.
+    let (bucketed_src, bucketed_dst) = scratch.arrays(edge_count);
+    let mut bucketed_weights = seq.weighted().then(|| vec![0.0 as Weight; edge_count]);
+    {
+        let src_writer = DisjointWriter::new(bucketed_src);
+        let dst_writer = DisjointWriter::new(bucketed_dst);
+        let weight_writer = bucketed_weights.as_deref_mut().map(DisjointWriter::new);
+        edge_ranges
+            .par_iter()
+            .zip(bucket_cursors.par_iter_mut())
+            .for_each(|(range, cursors)| {
+                seq.for_each(range.clone(), |s, d, w| {
+                    // Ids were checked in stage 1 (the same walk: `EdgeSeq`
+                    // walks are deterministic over immutable data).
+                    let cursor = &mut cursors[(s >> shift) as usize];
+                    let at = *cursor as usize;
+                    *cursor += 1;
+                    // SAFETY: this partition's walk yields exactly the edges
+                    // it counted in stage 1, so in bucket `b` it writes the
+                    // slots `start_p(b) .. start_p(b) + count_p(b)`, and the
+                    // running sum above makes those ranges disjoint across
+                    // partitions and buckets. The arrays share the slot.
+                    unsafe {
+                        src_writer.write(at, s);
+                        dst_writer.write(at, d);
                     }
-                    *offset = running;
-                }
-                running
-            })
-            .collect();
-        // Pass 2: add the total of the ranges before.
-        let mut base = 0u64;
-        let bases: Vec<u64> = range_totals
-            .iter()
-            .map(|total| {
-                let this = base;
-                base += total;
-                this
-            })
-            .collect();
-        let offset_pieces =
-            split_by_lengths(&mut offsets[1..], vertex_ranges.iter().map(|r| r.len()));
-        offset_pieces
-            .into_par_iter()
-            .zip(cursor_pieces.par_iter_mut())
-            .zip(bases)
-            .for_each(|((offset_piece, cursors), base)| {
-                if base == 0 {
-                    return;
-                }
-                offset_piece.iter_mut().for_each(|o| *o += base);
-                for cursor in cursors.iter_mut() {
-                    cursor.iter_mut().for_each(|c| *c += base);
-                }
+                    if let Some(writer) = &weight_writer {
+                        // SAFETY: as above.
+                        unsafe { writer.write(at, w) };
+                    }
+                });
             });
     }
 
-    let edge_count = offsets[vertex_count] as usize;
+    // Stage 3.
+    let mut offsets = vec![0u64; vertex_count + 1];
     let mut targets = vec![0 as VertexId; edge_count];
     let mut weights = seq.weighted().then(|| vec![0.0 as Weight; edge_count]);
-    let target_writer = DisjointWriter::new(&mut targets);
-    let weight_writer = weights.as_deref_mut().map(DisjointWriter::new);
-    edge_ranges
-        .par_iter()
-        .zip(cursors.par_iter_mut())
-        .for_each(|(range, cursor)| {
-            seq.for_each(range.clone(), |s, d, w| {
-                // Ids were checked in the count (the same walk: `EdgeSeq`
-                // walks are deterministic over immutable data).
-                let slot = &mut cursor[s as usize];
-                let at = *slot as usize;
-                *slot += 1;
-                // SAFETY: this partition's walk yields exactly the edges it
-                // counted, so it writes `v`'s slots `start_p(v) ..
-                // start_p(v) + count_p(v)`; the prefix sums above make those
-                // ranges disjoint across partitions and vertices.
-                unsafe { target_writer.write(at, d) };
-                if let Some(writer) = &weight_writer {
-                    // SAFETY: the same slot, in the parallel weights array.
-                    unsafe { writer.write(at, w) };
+    let weight_pieces: Vec<Option<&mut [Weight]>> = match weights.as_mut() {
+        Some(w) => split_by_lengths(w, bucket_lengths.iter().copied())
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => buckets.iter().map(|_| None).collect(),
+    };
+    split_by_lengths(&mut targets, bucket_lengths.iter().copied())
+        .into_par_iter()
+        .zip(weight_pieces)
+        .zip(split_by_lengths(
+            &mut offsets[1..],
+            buckets.iter().map(Range::len),
+        ))
+        .zip(buckets.par_iter().zip(&bucket_starts))
+        .for_each(
+            |(((target_piece, mut weight_piece), offset_piece), (bucket, &base))| {
+                let slots = base as usize..base as usize + target_piece.len();
+                let sources = &bucketed_src[slots.clone()];
+                let first = bucket.start as VertexId;
+                // Degrees, then each vertex's first slot in the piece.
+                let mut cursor = vec![0usize; bucket.len()];
+                for &s in sources {
+                    cursor[(s - first) as usize] += 1;
                 }
-            });
-        });
+                let mut end = 0;
+                for (slot, offset) in cursor.iter_mut().zip(offset_piece) {
+                    let degree = *slot;
+                    *slot = end;
+                    end += degree;
+                    *offset = base + end as u64;
+                }
+                for (i, (&s, &d)) in sources.iter().zip(&bucketed_dst[slots.clone()]).enumerate() {
+                    let slot = &mut cursor[(s - first) as usize];
+                    target_piece[*slot] = d;
+                    if let (Some(out), Some(bucketed)) =
+                        (weight_piece.as_deref_mut(), bucketed_weights.as_deref())
+                    {
+                        out[*slot] = bucketed[slots.start + i];
+                    }
+                    *slot += 1;
+                }
+            },
+        );
     Ok((offsets, targets, weights))
 }
 
