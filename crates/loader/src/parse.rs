@@ -1092,6 +1092,101 @@ mod tests {
         }
     }
 
+    /// One line of mostly plausible text: ids of every length (the eight
+    /// byte reads see one to ten digits), each error the fast tiers must
+    /// hand on (zero, too large, negative, non-numeric), and the benign
+    /// variations (tabs, runs of blanks, CRLF, trailing blanks, comments,
+    /// blank lines, a missing last newline).
+    fn plausible_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let id = prop_oneof![
+            6 => (0u64..10_000).prop_map(|v| v.to_string()),
+            4 => (0u64..100_000_000).prop_map(|v| v.to_string()),
+            2 => (0u64..=u64::from(u32::MAX) + 5).prop_map(|v| v.to_string()),
+            1 => Just("0".to_string()),
+            1 => Just("00000007".to_string()),
+            1 => Just("-5".to_string()),
+            1 => Just("12a".to_string()),
+            1 => Just("99999999999".to_string()),
+        ];
+        let blank = prop_oneof![6 => Just(" "), 2 => Just("\t"), 1 => Just("  "), 1 => Just(" \t")];
+        let third = prop_oneof![
+            3 => Just(String::new()),
+            2 => (0u64..100_000).prop_map(|v| format!(" {v}")),
+            1 => Just(" 2.5".to_string()),
+            1 => Just(" x".to_string()),
+        ];
+        let ending = prop_oneof![
+            8 => Just("\n"),
+            2 => Just("\r\n"),
+            1 => Just(" \n"),
+            1 => Just("\t\n"),
+            1 => Just("\r"),
+            1 => Just(""),
+        ];
+        prop_oneof![
+            12 => (id.clone(), blank, id, third, ending)
+                .prop_map(|(s, b, d, t, e)| format!("{s}{b}{d}{t}{e}").into_bytes()),
+            1 => Just(b"# comment 1 2\n".to_vec()),
+            1 => Just(b"\n".to_vec()),
+            1 => Just(b"  \r\n".to_vec()),
+            1 => Just(b"5\n".to_vec()),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(384))]
+
+        /// The whole parallel parse, at any block size (so blocks end on
+        /// every line and the eight-byte reads meet every block end), gives
+        /// what the line-at-a-time path gives on the whole text: the same
+        /// edges in file order, counts and largest id, or the same first
+        /// error at the same line and column.
+        #[test]
+        fn parallel_tiers_agree_with_the_line_path_at_any_block_size(
+            lines in proptest::collection::vec(plausible_line(), 0..40),
+            block_size in 1usize..96,
+            third in proptest::sample::select(vec![Third::Absent, Third::Weight, Third::Timestamp]),
+            one_based in proptest::bool::ANY,
+            expand_reverse in proptest::bool::ANY,
+            drop_self_loops in proptest::bool::ANY,
+            max_vertices in proptest::sample::select(vec![usize::MAX, 50_000_000, 6_000]),
+        ) {
+            let text = lines.concat();
+            let syntax = Syntax {
+                one_based,
+                bounds: one_based.then_some((90_000_000, 7_000)),
+                third,
+                expand_reverse,
+                drop_self_loops,
+                max_vertices,
+            };
+            let parsed = syntax.parse_parallel(&text, block_size);
+            let slow = slow_only(&syntax, &text);
+            let (slow_src, slow_dst, slow_weights, slow_timestamps, entries, max_id, error, lines) = slow;
+            match first_error(&parsed.blocks, 0) {
+                Some(found) => proptest::prop_assert_eq!(Some(found), error),
+                None => {
+                    proptest::prop_assert_eq!(error, None);
+                    let blocks = &parsed.blocks;
+                    proptest::prop_assert_eq!(blocks.iter().map(|b| b.entries).sum::<u64>(), entries);
+                    proptest::prop_assert_eq!(blocks.iter().filter_map(|b| b.max_id).max(), max_id);
+                    proptest::prop_assert_eq!(Some(blocks.iter().map(|b| b.lines).sum::<u64>()), lines);
+                    let columns = parsed.into_compact_columns();
+                    proptest::prop_assert_eq!(columns.src, slow_src);
+                    proptest::prop_assert_eq!(columns.dst, slow_dst);
+                    if let Some(weights) = slow_weights {
+                        let bits: Vec<u32> = columns.weights.iter().map(|w| w.to_bits()).collect();
+                        proptest::prop_assert_eq!(bits, weights);
+                    }
+                    if let Some(timestamps) = slow_timestamps {
+                        proptest::prop_assert_eq!(columns.timestamps, timestamps);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn end_position_points_past_the_last_byte() {
         assert_eq!(end_position(b"1 2\n", 1), (2, 1));
