@@ -133,9 +133,10 @@ impl Csr {
     }
 
     /// Builds from per-thread edge buffers, treated as one sequence in the
-    /// order given: per-partition degree counts, a prefix sum and a scatter,
-    /// with no globally sorted edge list in between (GVEL's scheme). Either
-    /// every chunk has weights or none does.
+    /// order given: per-partition counts, a prefix sum and a scatter (through
+    /// buckets of vertices, see the module's cost model), with no globally
+    /// sorted edge list in between (GVEL's scheme). Either every chunk has
+    /// weights or none does.
     pub fn from_chunks(chunks: &[EdgeChunk<'_>], options: CsrOptions) -> Result<Csr> {
         build(&ChunkSeq::new(chunks)?, &options)
     }

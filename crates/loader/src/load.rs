@@ -3,7 +3,8 @@
 use crate::format::{Format, ThirdColumn, is_gzip};
 use crate::mtx::{MtxField, parse_header};
 use crate::parse::{
-    ParsedBlocks, Syntax, Third, end_position, first_error, is_skippable, nth_data_line, split_line,
+    BlockSummary, ParsedBlocks, Syntax, Third, end_position, first_error, is_skippable,
+    nth_data_line, split_line,
 };
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{
@@ -141,9 +142,10 @@ pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result
     })
 }
 
-/// Reads a text graph straight into a [`Csr`]: per-thread buffers, then
-/// per-partition degree counts, a prefix sum and a scatter
-/// ([`Csr::from_chunks`]); no global edge list is assembled. Within each
+/// Reads a text graph straight into a [`Csr`]: the parsed edges stay where
+/// the parse put them and [`Csr::from_chunks`] builds from them in place
+/// (a radix scatter through buckets of vertices); no globally sorted edge
+/// list is assembled. Within each
 /// vertex, edges keep file order unless [`LoadOptions::sort`] or
 /// [`LoadOptions::dedupe`] is set. Weights are kept; timestamps are not
 /// CSR data and are dropped.
@@ -335,7 +337,7 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
     if let Some((line, column, kind)) = first_error(buffers, first_line) {
         return Err(parse_error(path, line, column, kind));
     }
-    let max_id = buffers.iter().filter_map(|b| b.max_id).max();
+    let max_id = buffers.iter().filter_map(BlockSummary::max_id).max();
     let mut vertex_count = max_id.map_or(0, |id| id as usize + 1);
     if let Some(header) = header {
         let found: u64 = buffers.iter().map(|b| b.entries).sum();

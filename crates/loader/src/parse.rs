@@ -1,12 +1,12 @@
-//! The parallel text parser: header, blocks aligned on line starts,
-//! per-thread buffers, and error locations resolved after the fact.
+//! The parallel text parser: header, blocks aligned on line starts, output
+//! slots per block, and error locations resolved after the fact.
 //!
 //! A block knows nothing of the lines before it, so it records errors as
-//! "the n-th line of this buffer, byte column c"; once every buffer is done,
-//! the newline counts of the buffers before the first error turn that into
-//! a file line number. Buffers are rayon `fold` accumulators over
-//! consecutive blocks, collected in file order: one growing buffer per
-//! thread's share of the file, GVEL's per-thread edge lists.
+//! "the n-th line of this block, byte column c"; once every block is done,
+//! the newline counts of the blocks before the first error turn that into
+//! a file line number. A first pass counts every block's lines, which sizes
+//! the output arrays and gives each block its own slots (GVEL's per-thread
+//! edge lists, without the concatenation afterwards).
 
 use crate::number::{parse_f32, parse_u64, parse_vertex, quote};
 use dyngraph_core::{ParseErrorKind, Timestamp, VertexId, Weight};
@@ -96,9 +96,17 @@ pub(crate) struct BlockSummary {
     pub(crate) lines: u64,
     /// Data lines read (before symmetric expansion or dropping).
     pub(crate) entries: u64,
-    /// Largest id read (stored, 0-based), including dropped self-loops.
-    pub(crate) max_id: Option<VertexId>,
+    /// Largest id read (stored, 0-based), including dropped self-loops;
+    /// meaningful only when `entries > 0` (see [`BlockSummary::max_id`]).
+    largest_id: VertexId,
     pub(crate) error: Option<LocalError>,
+}
+
+impl BlockSummary {
+    /// Largest id read (stored, 0-based), including dropped self-loops.
+    pub(crate) fn max_id(&self) -> Option<VertexId> {
+        (self.entries > 0).then_some(self.largest_id)
+    }
 }
 
 /// The output of [`Syntax::parse_parallel`]: the arrays, and per block (in
@@ -476,7 +484,9 @@ impl Syntax {
         timestamp: Timestamp,
     ) {
         buffer.summary.entries += 1;
-        buffer.summary.max_id = buffer.summary.max_id.max(Some(src.max(dst)));
+        // A plain maximum (no `Option`) on this hot path; `entries` says
+        // whether it holds anything.
+        buffer.summary.largest_id = buffer.summary.largest_id.max(src.max(dst));
         if self.drop_self_loops && src == dst {
             return;
         }
@@ -1004,7 +1014,7 @@ mod tests {
             }),
             (syntax.third == Third::Timestamp).then(|| buffer.timestamps[..filled].to_vec()),
             summary.entries,
-            summary.max_id,
+            summary.max_id(),
             summary
                 .error
                 .as_ref()
@@ -1170,7 +1180,7 @@ mod tests {
                     proptest::prop_assert_eq!(error, None);
                     let blocks = &parsed.blocks;
                     proptest::prop_assert_eq!(blocks.iter().map(|b| b.entries).sum::<u64>(), entries);
-                    proptest::prop_assert_eq!(blocks.iter().filter_map(|b| b.max_id).max(), max_id);
+                    proptest::prop_assert_eq!(blocks.iter().filter_map(BlockSummary::max_id).max(), max_id);
                     proptest::prop_assert_eq!(Some(blocks.iter().map(|b| b.lines).sum::<u64>()), lines);
                     let columns = parsed.into_compact_columns();
                     proptest::prop_assert_eq!(columns.src, slow_src);
