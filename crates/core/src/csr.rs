@@ -719,7 +719,7 @@ fn split_by_lengths<T>(
 
 fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
     let threads = rayon::current_num_threads();
-    let edge_ranges = even_ranges(seq.len(), threads);
+    let edge_ranges = even_ranges(seq.len(), edge_partitions(seq.len(), threads));
     let mut scratch = ScatterScratch::default();
 
     // The largest id, to size (or check) the vertex array.
@@ -808,7 +808,7 @@ fn transpose_with(
     let (in_offsets, in_sources, _) = scatter(
         &seq,
         offsets.len() - 1,
-        &even_ranges(seq.len(), threads),
+        &even_ranges(seq.len(), edge_partitions(seq.len(), threads)),
         scratch,
     )
     .expect("a CSR's targets are below its vertex count");
@@ -878,6 +878,14 @@ impl<'a, T: Copy> DisjointWriter<'a, T> {
         // accesses this element meanwhile.
         unsafe { self.ptr.add(index).write(value) }
     }
+}
+
+/// How many edge partitions the build uses: several per thread, so that
+/// rayon can balance them when a thread is slowed down (a partition costs
+/// only [`SCATTER_BUCKETS`] counters), but none smaller than 64 Ki edges.
+fn edge_partitions(edges: usize, threads: usize) -> usize {
+    const MIN_PARTITION: usize = 1 << 16;
+    (threads * 8).min(edges.div_ceil(MIN_PARTITION)).max(1)
 }
 
 /// Vertices per scatter bucket, as a shift: at most [`SCATTER_BUCKETS`]
