@@ -232,10 +232,16 @@ fn reference_model_follows_both_semantics() {
 /// finely, and input order within every vertex must still hold, out and in.
 #[test]
 fn many_partitions_keep_input_order_within_every_vertex() {
-    // Hub vertices 0 and 1 take most edges; ids cycle so every partition
-    // writes to every hub.
-    let edges: Vec<Edge> = (0..5000u32)
-        .map(|i| Edge::new(i % 3 % 2 * (i % 7), (i * 7919) % 300))
+    // Enough edges for several partitions of the build (at least 64 Ki
+    // edges each); low ids take most edges and ids cycle, so every
+    // partition writes to every bucket and to the hubs.
+    let edges: Vec<Edge> = (0..400_000u32)
+        .map(|i| {
+            Edge::new(
+                (i % 3 % 2 * (i % 7) + i % 293 / 290 * (i % 300)) % 300,
+                (i * 7919) % 300,
+            )
+        })
         .collect();
     let expected = in_pool(1, || {
         Csr::from_edges(&edges, CsrOptions::default().transpose(true)).unwrap()
