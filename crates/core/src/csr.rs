@@ -1,8 +1,12 @@
 //! The immutable compressed-sparse-row baseline.
 //!
 //! # Cost model
-//! - Build: two passes over the edges per thread (degree count, scatter) plus
-//!   a pass to find the largest id; `O(E + V)` work, parallel with rayon.
+//! - Build: a two-pass radix scatter, each thread over its own share of the
+//!   edges (count per bucket of vertices, copy into buckets, then each
+//!   bucket into its slice of the output, in cache), plus a pass to find
+//!   the largest id when no vertex count is given; `O(E + V)` work, parallel
+//!   with rayon, and a temporary copy of the edges (8 bytes each, 12 with
+//!   weights) while building.
 //! - Scan: one contiguous slice per vertex, the fastest layout there is.
 //! - Update: not supported. Adding one edge means rebuilding — the cost the
 //!   dynamic stores in this workspace exist to avoid.
@@ -129,9 +133,10 @@ impl Csr {
     }
 
     /// Builds from per-thread edge buffers, treated as one sequence in the
-    /// order given: per-partition degree counts, a prefix sum and a scatter,
-    /// with no globally sorted edge list in between (GVEL's scheme). Either
-    /// every chunk has weights or none does.
+    /// order given: per-partition counts, a prefix sum and a scatter (through
+    /// buckets of vertices, see the module's cost model), with no globally
+    /// sorted edge list in between (GVEL's scheme). Either every chunk has
+    /// weights or none does.
     pub fn from_chunks(chunks: &[EdgeChunk<'_>], options: CsrOptions) -> Result<Csr> {
         build(&ChunkSeq::new(chunks)?, &options)
     }
@@ -714,44 +719,61 @@ fn split_by_lengths<T>(
 
 fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
     let threads = rayon::current_num_threads();
-    let edge_ranges = even_ranges(seq.len(), threads);
+    let edge_ranges = even_ranges(seq.len(), edge_partitions(seq.len(), threads));
+    let mut scratch = ScatterScratch::default();
 
-    // Pass 0: the largest id, to size (or check) the vertex array.
-    let max_id = edge_ranges
-        .par_iter()
-        .map(|range| {
-            let mut max: Option<VertexId> = None;
-            seq.for_each(range.clone(), |s, d, _| max = max.max(Some(s.max(d))));
-            max
-        })
-        .max()
-        .flatten();
-    let vertex_count = match (options.vertex_count, max_id) {
-        (Some(count), Some(id)) if id as usize >= count => {
-            return Err(Error::VertexOutOfRange {
-                vertex: id.into(),
-                vertex_count: count as u64,
-            });
-        }
-        (Some(count), _) => count,
-        (None, Some(id)) => id as usize + 1,
-        (None, None) => 0,
+    // The largest id, to size (or check) the vertex array.
+    let max_id = || {
+        edge_ranges
+            .par_iter()
+            .map(|range| {
+                let mut max: Option<VertexId> = None;
+                seq.for_each(range.clone(), |s, d, _| max = max.max(Some(s.max(d))));
+                max
+            })
+            .max()
+            .flatten()
     };
-    if vertex_count > options.vertex_limit {
-        return Err(Error::VertexLimit {
-            vertex: vertex_count as u64 - 1,
-            needed: vertex_count as u64,
-            limit: options.vertex_limit as u64,
-        });
-    }
-
-    let (mut offsets, mut targets, mut weights) = scatter(seq, vertex_count, &edge_ranges, threads);
+    let out_of_range = |id: VertexId, count: usize| Error::VertexOutOfRange {
+        vertex: id.into(),
+        vertex_count: count as u64,
+    };
+    let vertex_limit = |vertex_count: usize| Error::VertexLimit {
+        vertex: vertex_count as u64 - 1,
+        needed: vertex_count as u64,
+        limit: options.vertex_limit as u64,
+    };
+    let (mut offsets, mut targets, mut weights) = match options.vertex_count {
+        // A given count within the limit: the degree count checks the ids
+        // as it goes, so no separate pass is needed unless one is out of
+        // range (then the pass finds the largest, for the error).
+        Some(count) if count <= options.vertex_limit => {
+            scatter(seq, count, &edge_ranges, &mut scratch)
+                .map_err(|IdOutOfRange| out_of_range(max_id().unwrap_or_default(), count))?
+        }
+        _ => {
+            let vertex_count = match (options.vertex_count, max_id()) {
+                (Some(count), Some(id)) if id as usize >= count => {
+                    return Err(out_of_range(id, count));
+                }
+                (Some(count), _) => count,
+                (None, Some(id)) => id as usize + 1,
+                (None, None) => 0,
+            };
+            if vertex_count > options.vertex_limit {
+                return Err(vertex_limit(vertex_count));
+            }
+            scatter(seq, vertex_count, &edge_ranges, &mut scratch).map_err(|IdOutOfRange| {
+                Error::InvalidStructure("ids changed during the build".into())
+            })?
+        }
+    };
     if options.sort || options.dedupe {
         (offsets, targets, weights) =
             sort_lists(offsets, targets, weights, options.dedupe, threads);
     }
     let (in_offsets, in_sources) = if options.transpose {
-        let (o, s) = transpose(&offsets, &targets);
+        let (o, s) = transpose_with(&offsets, &targets, &mut scratch);
         (Some(o), Some(s))
     } else {
         (None, None)
@@ -772,90 +794,263 @@ fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
 }
 
 fn transpose(offsets: &[u64], targets: &[VertexId]) -> (Vec<u64>, Vec<VertexId>) {
+    transpose_with(offsets, targets, &mut ScatterScratch::default())
+}
+
+fn transpose_with(
+    offsets: &[u64],
+    targets: &[VertexId],
+    scratch: &mut ScatterScratch,
+) -> (Vec<u64>, Vec<VertexId>) {
     let threads = rayon::current_num_threads();
     let seq = Reversed(CsrSeq { offsets, targets });
+    // Every target of a valid CSR is below its vertex count.
     let (in_offsets, in_sources, _) = scatter(
         &seq,
         offsets.len() - 1,
-        &even_ranges(seq.len(), threads),
-        threads,
-    );
+        &even_ranges(seq.len(), edge_partitions(seq.len(), threads)),
+        scratch,
+    )
+    .expect("a CSR's targets are below its vertex count");
     (in_offsets, in_sources)
 }
 
-/// Degree count per edge partition, prefix sum, then a scatter in which each
-/// thread owns a range of vertices (and so a disjoint slice of the targets)
-/// and walks the edges in order, keeping input order within every vertex.
-/// Owning output ranges keeps the scatter free of `unsafe` shared writes; the
-/// price is that each thread reads every source id once.
+/// The scatter's bucketed copy of the edges, kept between the out-edge and
+/// in-edge builds so the second does not map and fault in fresh memory.
+#[derive(Default)]
+struct ScatterScratch {
+    src: Vec<VertexId>,
+    dst: Vec<VertexId>,
+}
+
+impl ScatterScratch {
+    /// Both arrays, at least `len` long.
+    fn arrays(&mut self, len: usize) -> (&mut [VertexId], &mut [VertexId]) {
+        if self.src.len() < len {
+            // Zeroed allocations come as untouched pages; no need to keep
+            // the old contents.
+            self.src = vec![0; len];
+            self.dst = vec![0; len];
+        }
+        (&mut self.src[..len], &mut self.dst[..len])
+    }
+}
+
+/// Offsets, targets and optional weights of a CSR under construction.
+type CsrArrays = (Vec<u64>, Vec<VertexId>, Option<Vec<Weight>>);
+
+/// The scatter met an id at or past the vertex count.
+#[derive(Debug)]
+struct IdOutOfRange;
+
+/// A slice that several threads write at once, each at indices no other
+/// thread touches (the scatter's slots). Borrowing the slice mutably for
+/// `'a` keeps everyone else out while it lives.
+struct DisjointWriter<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _slice: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the writer only moves `T` values into the slice (no shared
+// reads), so sharing it between threads is sound for `T: Send` as long as
+// no two threads use the same index, which `write`'s contract requires.
+unsafe impl<T: Send> Sync for DisjointWriter<'_, T> {}
+
+impl<'a, T: Copy> DisjointWriter<'a, T> {
+    fn new(slice: &'a mut [T]) -> Self {
+        Self {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _slice: std::marker::PhantomData,
+        }
+    }
+
+    /// Writes `value` at `index` (bounds-checked: out of range panics).
+    ///
+    /// # Safety
+    /// While this writer lives, no other thread writes the same `index`.
+    #[inline(always)]
+    unsafe fn write(&self, index: usize, value: T) {
+        assert!(index < self.len, "scatter slot {index} out of {}", self.len);
+        // SAFETY: `index` is in bounds (checked above) of a slice borrowed
+        // mutably for `'a`, and the caller guarantees that no other thread
+        // accesses this element meanwhile.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+}
+
+/// How many edge partitions the build uses: several per thread, so that
+/// rayon can balance them when a thread is slowed down (a partition costs
+/// only [`SCATTER_BUCKETS`] counters), but none smaller than 64 Ki edges.
+fn edge_partitions(edges: usize, threads: usize) -> usize {
+    const MIN_PARTITION: usize = 1 << 16;
+    (threads * 8).min(edges.div_ceil(MIN_PARTITION)).max(1)
+}
+
+/// Vertices per scatter bucket, as a shift: at most [`SCATTER_BUCKETS`]
+/// buckets of consecutive vertices.
+fn bucket_shift(vertex_count: usize) -> u32 {
+    let bits = usize::BITS - vertex_count.saturating_sub(1).leading_zeros();
+    bits.saturating_sub(SCATTER_BUCKETS.trailing_zeros())
+}
+
+/// How many vertex ranges the scatter's first stage sorts edges into: few
+/// enough that every bucket's write stream stays in cache, many enough that
+/// one bucket's share of the output does too.
+const SCATTER_BUCKETS: usize = 256;
+
+/// The CSR build, a two-pass radix scatter in three parallel stages, each
+/// thread reading only its own edges and no stage writing at random into
+/// anything larger than a cache:
+/// 1. every edge partition counts its edges per bucket of consecutive source
+///    vertices (a few hundred counters) and checks the ids;
+/// 2. every partition copies its edges into the buckets, laid out as the
+///    output will be (bucket `b` occupies the slots of its vertices),
+///    partition `p` after partitions `0..p` within each bucket: sequential
+///    writes to a few hundred streams;
+/// 3. every bucket counts its vertices' degrees, writes their offsets and
+///    scatters its edges into its own slice of the output.
+///
+/// Input order is kept within every vertex (stage 2 keeps it per bucket,
+/// stage 3 per vertex). Memory while building: a copy of the edges (8 bytes
+/// each, 12 with weights) besides the output.
+///
+/// An id at or past `vertex_count` is reported as [`IdOutOfRange`] (the
+/// caller finds the largest id for the message).
 fn scatter<S: EdgeSeq>(
     seq: &S,
     vertex_count: usize,
     edge_ranges: &[Range<usize>],
-    threads: usize,
-) -> (Vec<u64>, Vec<VertexId>, Option<Vec<Weight>>) {
-    let partition_degrees: Vec<Vec<u64>> = edge_ranges
+    scratch: &mut ScatterScratch,
+) -> std::result::Result<CsrArrays, IdOutOfRange> {
+    let shift = bucket_shift(vertex_count);
+    let buckets: Vec<Range<usize>> = (0..vertex_count.div_ceil(1 << shift))
+        .map(|b| b << shift..((b + 1) << shift).min(vertex_count))
+        .collect();
+
+    // Stage 1.
+    let counted: Vec<Option<Vec<u64>>> = edge_ranges
         .par_iter()
         .map(|range| {
-            let mut degrees = vec![0u64; vertex_count];
-            seq.for_each(range.clone(), |s, _, _| degrees[s as usize] += 1);
-            degrees
+            let mut per_bucket = vec![0u64; buckets.len()];
+            let mut in_range = true;
+            seq.for_each(range.clone(), |s, d, _| {
+                in_range &= (s as usize) < vertex_count && (d as usize) < vertex_count;
+                // An id past the count may land in no bucket; the error is
+                // reported below.
+                if let Some(count) = per_bucket.get_mut((s >> shift) as usize) {
+                    *count += 1;
+                }
+            });
+            in_range.then_some(per_bucket)
         })
         .collect();
-    let degrees = match partition_degrees.len() {
-        1 => partition_degrees.into_iter().next().unwrap_or_default(),
-        _ => (0..vertex_count)
-            .into_par_iter()
-            .map(|v| partition_degrees.iter().map(|d| d[v]).sum())
-            .collect(),
-    };
-    let mut offsets = Vec::with_capacity(vertex_count + 1);
+    // Partition p's first slot in bucket b, and where each bucket starts.
+    let mut bucket_cursors: Vec<Vec<u64>> = counted
+        .into_iter()
+        .collect::<Option<_>>()
+        .ok_or(IdOutOfRange)?;
+    let mut bucket_starts = Vec::with_capacity(buckets.len() + 1);
     let mut running = 0u64;
-    offsets.push(0);
-    for degree in degrees {
-        running += degree;
-        offsets.push(running);
+    for b in 0..buckets.len() {
+        bucket_starts.push(running);
+        for cursors in &mut bucket_cursors {
+            let count = cursors[b];
+            cursors[b] = running;
+            running += count;
+        }
+    }
+    bucket_starts.push(running);
+    let edge_count = running as usize;
+    let bucket_lengths: Vec<usize> = bucket_starts
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .collect();
+
+    // Stage 2.
+    let (bucketed_src, bucketed_dst) = scratch.arrays(edge_count);
+    let mut bucketed_weights = seq.weighted().then(|| vec![0.0 as Weight; edge_count]);
+    {
+        let src_writer = DisjointWriter::new(bucketed_src);
+        let dst_writer = DisjointWriter::new(bucketed_dst);
+        let weight_writer = bucketed_weights.as_deref_mut().map(DisjointWriter::new);
+        edge_ranges
+            .par_iter()
+            .zip(bucket_cursors.par_iter_mut())
+            .for_each(|(range, cursors)| {
+                seq.for_each(range.clone(), |s, d, w| {
+                    // Ids were checked in stage 1 (the same walk: `EdgeSeq`
+                    // walks are deterministic over immutable data).
+                    let cursor = &mut cursors[(s >> shift) as usize];
+                    let at = *cursor as usize;
+                    *cursor += 1;
+                    // SAFETY: this partition's walk yields exactly the edges
+                    // it counted in stage 1, so in bucket `b` it writes the
+                    // slots `start_p(b) .. start_p(b) + count_p(b)`, and the
+                    // running sum above makes those ranges disjoint across
+                    // partitions and buckets. The arrays share the slot.
+                    unsafe {
+                        src_writer.write(at, s);
+                        dst_writer.write(at, d);
+                    }
+                    if let Some(writer) = &weight_writer {
+                        // SAFETY: as above.
+                        unsafe { writer.write(at, w) };
+                    }
+                });
+            });
     }
 
-    let edge_count = running as usize;
+    // Stage 3.
+    let mut offsets = vec![0u64; vertex_count + 1];
     let mut targets = vec![0 as VertexId; edge_count];
     let mut weights = seq.weighted().then(|| vec![0.0 as Weight; edge_count]);
-    let vertex_ranges = edge_balanced_vertex_ranges(&offsets, threads);
-    let lengths: Vec<usize> = vertex_ranges
-        .iter()
-        .map(|r| (offsets[r.end] - offsets[r.start]) as usize)
-        .collect();
-    let target_pieces = split_by_lengths(&mut targets, lengths.iter().copied());
     let weight_pieces: Vec<Option<&mut [Weight]>> = match weights.as_mut() {
-        Some(w) => split_by_lengths(w, lengths.iter().copied())
+        Some(w) => split_by_lengths(w, bucket_lengths.iter().copied())
             .into_iter()
             .map(Some)
             .collect(),
-        None => vertex_ranges.iter().map(|_| None).collect(),
+        None => buckets.iter().map(|_| None).collect(),
     };
-    vertex_ranges
+    split_by_lengths(&mut targets, bucket_lengths.iter().copied())
         .into_par_iter()
-        .zip(target_pieces)
         .zip(weight_pieces)
-        .for_each(|((range, target_piece), mut weight_piece)| {
-            let base = offsets[range.start];
-            let mut cursor: Vec<usize> = offsets[range.clone()]
-                .iter()
-                .map(|&o| (o - base) as usize)
-                .collect();
-            let (low, high) = (range.start as VertexId, range.end as VertexId);
-            seq.for_each(0..seq.len(), |s, d, w| {
-                if s >= low && s < high {
-                    let slot = &mut cursor[(s - low) as usize];
+        .zip(split_by_lengths(
+            &mut offsets[1..],
+            buckets.iter().map(Range::len),
+        ))
+        .zip(buckets.par_iter().zip(&bucket_starts))
+        .for_each(
+            |(((target_piece, mut weight_piece), offset_piece), (bucket, &base))| {
+                let slots = base as usize..base as usize + target_piece.len();
+                let sources = &bucketed_src[slots.clone()];
+                let first = bucket.start as VertexId;
+                // Degrees, then each vertex's first slot in the piece.
+                let mut cursor = vec![0usize; bucket.len()];
+                for &s in sources {
+                    cursor[(s - first) as usize] += 1;
+                }
+                let mut end = 0;
+                for (slot, offset) in cursor.iter_mut().zip(offset_piece) {
+                    let degree = *slot;
+                    *slot = end;
+                    end += degree;
+                    *offset = base + end as u64;
+                }
+                for (i, (&s, &d)) in sources.iter().zip(&bucketed_dst[slots.clone()]).enumerate() {
+                    let slot = &mut cursor[(s - first) as usize];
                     target_piece[*slot] = d;
-                    if let Some(weights) = weight_piece.as_deref_mut() {
-                        weights[*slot] = w;
+                    if let (Some(out), Some(bucketed)) =
+                        (weight_piece.as_deref_mut(), bucketed_weights.as_deref())
+                    {
+                        out[*slot] = bucketed[slots.start + i];
                     }
                     *slot += 1;
                 }
-            });
-        });
-    (offsets, targets, weights)
+            },
+        );
+    Ok((offsets, targets, weights))
 }
 
 /// Sorts every neighbour list (stable, weights alongside) and, with

@@ -1,5 +1,5 @@
 //! Times one load of a file: `cargo run --release -p dyngraph-loader
-//! --example load_time -- PATH [THREADS] [stream|csr]`.
+//! --example load_time -- PATH [THREADS] [stream|csr|csr-transpose]`.
 
 use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
 use std::time::Instant;
@@ -8,13 +8,15 @@ fn main() -> Result<(), dyngraph_core::Error> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
-        .expect("usage: load_time PATH [THREADS] [stream|csr]");
+        .expect("usage: load_time PATH [THREADS] [stream|csr|csr-transpose]");
     let threads: usize = args.next().map_or(1, |t| t.parse().expect("threads"));
     let what = args.next().unwrap_or_else(|| "stream".into());
-    let options = LoadOptions::default().threads(threads);
+    let options = LoadOptions::default()
+        .threads(threads)
+        .transpose(what == "csr-transpose");
     for _ in 0..3 {
         let start = Instant::now();
-        let edges = if what == "csr" {
+        let edges = if what.starts_with("csr") {
             load_csr(&path, &options)?.targets().len()
         } else {
             load_edge_stream(&path, &options)?.len()

@@ -60,23 +60,30 @@
 //! The file is memory-mapped (with sequential-access advice) or, when it is
 //! gzip-compressed, decompressed into memory. The text after any header is
 //! cut into blocks of about [`LoadOptions::block_size`] bytes, each moved to
-//! the next line start, and the blocks are parsed in parallel with rayon
-//! into per-thread struct-of-arrays buffers (a `fold`, so each thread's
-//! buffer covers consecutive blocks), with hand-written number parsing and
-//! no allocation per line (GVEL's scheme). A well-formed data line is
-//! parsed in one pass, its end found by the parse itself; anything else
-//! (comments, blank lines, odd spacing, errors) goes through a
-//! line-at-a-time path that produces the exact error. Errors are recorded per buffer
-//! as "n-th line of this buffer" and turned into file line numbers once
-//! all buffers are done.
+//! the next line start. A first parallel pass counts each block's lines;
+//! that sizes the output arrays once and gives every block its own run of
+//! slots (one per line, two when lines are expanded both ways), so the
+//! second pass parses the blocks in parallel with rayon straight into their
+//! final place, with hand-written number parsing and no allocation per line
+//! (GVEL's scheme). Each block's newlines are found eight bytes at a time,
+//! and a line of two ids of up to seven digits (`digits blank digits`) is
+//! read with eight-byte word operations; any other well-formed data line
+//! takes a one-pass byte parse; anything else (comments, blank lines, odd
+//! spacing, errors) goes through a line-at-a-time path that produces the
+//! exact error. Errors are recorded per block as "n-th line of this block"
+//! and turned into file line numbers once all blocks are done.
 //!
-//! - [`load_edge_stream`]: one pass over the text, then a parallel copy of
-//!   the buffers into the stream's arrays. Memory: the stream (8 bytes per
-//!   edge, +4 with weights, +8 with timestamps) plus the buffers while
-//!   copying.
-//! - [`load_csr`]: the same pass, then [`Csr::from_chunks`](dyngraph_core::Csr::from_chunks)
-//!   on the buffers as they are: per-partition degree counts, a prefix sum
-//!   and a scatter; no global edge list is built.
+//! - [`load_edge_stream`]: the two passes; when every line is an edge that
+//!   is kept (no comments, nothing dropped) the arrays are the stream as
+//!   they stand, otherwise the filled slots are moved down over the gaps
+//!   (one serial move of the edges after the first gap). Memory: the
+//!   stream (8 bytes per edge, +4 with weights, +8 with timestamps).
+//! - [`load_csr`]: the same passes, then
+//!   [`Csr::from_chunks`](dyngraph_core::Csr::from_chunks) on the filled
+//!   runs of slots in place (one run when there are no gaps): a radix
+//!   scatter through buckets of vertices; no globally sorted edge list is
+//!   built. Memory: the parsed edges, the CSR and the scatter's temporary
+//!   copy of the edges.
 //!
 //! Within each vertex the CSR keeps file order, unless [`LoadOptions::sort`]
 //! or [`LoadOptions::dedupe`] is set.

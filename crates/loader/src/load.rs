@@ -3,13 +3,13 @@
 use crate::format::{Format, ThirdColumn, is_gzip};
 use crate::mtx::{MtxField, parse_header};
 use crate::parse::{
-    Buffer, Syntax, Third, end_position, first_error, is_skippable, nth_data_line, split_line,
+    BlockSummary, ParsedBlocks, Syntax, Third, end_position, first_error, is_skippable,
+    nth_data_line, split_line,
 };
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{
     Csr, CsrOptions, DEFAULT_VERTEX_LIMIT, EdgeChunk, Error, Location, ParseErrorKind, Result,
 };
-use rayon::prelude::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -142,9 +142,10 @@ pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result
     })
 }
 
-/// Reads a text graph straight into a [`Csr`]: per-thread buffers, then
-/// per-partition degree counts, a prefix sum and a scatter
-/// ([`Csr::from_chunks`]); no global edge list is assembled. Within each
+/// Reads a text graph straight into a [`Csr`]: the parsed edges stay where
+/// the parse put them and [`Csr::from_chunks`] builds from them in place
+/// (a radix scatter through buckets of vertices); no globally sorted edge
+/// list is assembled. Within each
 /// vertex, edges keep file order unless [`LoadOptions::sort`] or
 /// [`LoadOptions::dedupe`] is set. Weights are kept; timestamps are not
 /// CSR data and are dropped.
@@ -260,7 +261,7 @@ fn decompressed<'a>(bytes: &'a [u8], path: Option<&Path>) -> Result<std::borrow:
 
 /// What a parse produced, before it becomes a stream or a CSR.
 struct Parsed {
-    buffers: Vec<Buffer>,
+    blocks: ParsedBlocks,
     vertex_count: usize,
     third: Third,
 }
@@ -331,11 +332,12 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
         syntax.third = Third::TimestampChecked;
     }
     let data = &text[data_offset..];
-    let buffers = syntax.parse_parallel(data, options.block_size);
-    if let Some((line, column, kind)) = first_error(&buffers, first_line) {
+    let blocks = syntax.parse_parallel(data, options.block_size);
+    let buffers = &blocks.blocks;
+    if let Some((line, column, kind)) = first_error(buffers, first_line) {
         return Err(parse_error(path, line, column, kind));
     }
-    let max_id = buffers.iter().filter_map(|b| b.max_id).max();
+    let max_id = buffers.iter().filter_map(BlockSummary::max_id).max();
     let mut vertex_count = max_id.map_or(0, |id| id as usize + 1);
     if let Some(header) = header {
         let found: u64 = buffers.iter().map(|b| b.entries).sum();
@@ -361,7 +363,7 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
         vertex_count = header.rows.max(header.cols) as usize;
     }
     Ok(Parsed {
-        buffers,
+        blocks,
         vertex_count,
         third: syntax.third,
     })
@@ -389,38 +391,17 @@ fn stream_from_bytes(
     options: &LoadOptions,
 ) -> Result<EdgeStream> {
     let Parsed {
-        mut buffers,
+        blocks,
         vertex_count,
         third,
     } = parse(text, path, options, false)?;
-    let src = concat(
-        buffers
-            .iter_mut()
-            .map(|b| std::mem::take(&mut b.src))
-            .collect(),
-    );
-    let dst = concat(
-        buffers
-            .iter_mut()
-            .map(|b| std::mem::take(&mut b.dst))
-            .collect(),
-    );
+    let columns = blocks.into_compact_columns();
     let values = match third {
-        Third::Weight => EdgeValues::Weights(concat(
-            buffers
-                .iter_mut()
-                .map(|b| std::mem::take(&mut b.weights))
-                .collect(),
-        )),
-        Third::Timestamp => EdgeValues::Timestamps(concat(
-            buffers
-                .iter_mut()
-                .map(|b| std::mem::take(&mut b.timestamps))
-                .collect(),
-        )),
+        Third::Weight => EdgeValues::Weights(columns.weights),
+        Third::Timestamp => EdgeValues::Timestamps(columns.timestamps),
         Third::Absent | Third::Ignore | Third::TimestampChecked => EdgeValues::None,
     };
-    let stream = EdgeStream::from_parts_unchecked(src, dst, values, vertex_count);
+    let stream = EdgeStream::from_parts_unchecked(columns.src, columns.dst, values, vertex_count);
     Ok(if options.dedupe {
         stream.dedup_pairs()
     } else {
@@ -430,13 +411,17 @@ fn stream_from_bytes(
 
 fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<Csr> {
     let parsed = parse(text, path, options, true)?;
+    let columns = &parsed.blocks.columns;
+    // The filled runs of slots, read in place: a file without gaps (no
+    // comment lines, nothing dropped) is a single chunk.
     let chunks: Vec<EdgeChunk<'_>> = parsed
-        .buffers
-        .iter()
-        .map(|b| EdgeChunk {
-            src: &b.src,
-            dst: &b.dst,
-            weights: (parsed.third == Third::Weight).then_some(&b.weights[..]),
+        .blocks
+        .runs()
+        .into_iter()
+        .map(|run| EdgeChunk {
+            src: &columns.src[run.clone()],
+            dst: &columns.dst[run.clone()],
+            weights: (parsed.third == Third::Weight).then(|| &columns.weights[run]),
         })
         .collect();
     let csr_options = CsrOptions {
@@ -447,27 +432,4 @@ fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Re
         dedupe: options.dedupe,
     };
     Csr::from_chunks(&chunks, csr_options)
-}
-
-/// Concatenates per-thread vectors in order, copying in parallel (and not
-/// at all when there is only one).
-fn concat<T: Copy + Default + Send + Sync>(mut parts: Vec<Vec<T>>) -> Vec<T> {
-    parts.retain(|p| !p.is_empty());
-    if parts.len() <= 1 {
-        return parts.pop().unwrap_or_default();
-    }
-    let total = parts.iter().map(Vec::len).sum();
-    let mut out = vec![T::default(); total];
-    let mut pieces = Vec::with_capacity(parts.len());
-    let mut rest = &mut out[..];
-    for part in &parts {
-        let (head, tail) = rest.split_at_mut(part.len());
-        pieces.push(head);
-        rest = tail;
-    }
-    pieces
-        .into_par_iter()
-        .zip(parts.par_iter())
-        .for_each(|(piece, part)| piece.copy_from_slice(part));
-    out
 }

@@ -1,12 +1,12 @@
-//! The parallel text parser: header, blocks aligned on line starts,
-//! per-thread buffers, and error locations resolved after the fact.
+//! The parallel text parser: header, blocks aligned on line starts, output
+//! slots per block, and error locations resolved after the fact.
 //!
 //! A block knows nothing of the lines before it, so it records errors as
-//! "the n-th line of this buffer, byte column c"; once every buffer is done,
-//! the newline counts of the buffers before the first error turn that into
-//! a file line number. Buffers are rayon `fold` accumulators over
-//! consecutive blocks, collected in file order: one growing buffer per
-//! thread's share of the file, GVEL's per-thread edge lists.
+//! "the n-th line of this block, byte column c"; once every block is done,
+//! the newline counts of the blocks before the first error turn that into
+//! a file line number. A first pass counts every block's lines, which sizes
+//! the output arrays and gives each block its own slots (GVEL's per-thread
+//! edge lists, without the concatenation afterwards).
 
 use crate::number::{parse_f32, parse_u64, parse_vertex, quote};
 use dyngraph_core::{ParseErrorKind, Timestamp, VertexId, Weight};
@@ -58,26 +58,202 @@ pub(crate) struct LocalError {
     pub(crate) kind: ParseErrorKind,
 }
 
-/// One thread's edges for a run of consecutive blocks.
+/// The parsed edges of a whole input, struct of arrays. Every block owns a
+/// run of slots, as many as it has lines (twice that when lines are
+/// expanded to both directions), and fills a prefix of them; for a file of
+/// plain edge lines the slots are exactly filled and the arrays are the
+/// result as they stand, with no concatenation copy.
 #[derive(Debug, Default)]
-pub(crate) struct Buffer {
+pub(crate) struct Columns {
     pub(crate) src: Vec<VertexId>,
     pub(crate) dst: Vec<VertexId>,
+    /// Empty unless the third field is a weight.
     pub(crate) weights: Vec<Weight>,
+    /// Empty unless the third field is a stored timestamp.
     pub(crate) timestamps: Vec<Timestamp>,
+}
+
+/// A block's slots while it is parsed: disjoint pieces of the [`Columns`].
+#[derive(Debug, Default)]
+pub(crate) struct Buffer<'a> {
+    pub(crate) src: &'a mut [VertexId],
+    pub(crate) dst: &'a mut [VertexId],
+    pub(crate) weights: &'a mut [Weight],
+    pub(crate) timestamps: &'a mut [Timestamp],
+    /// Slots written so far.
+    pub(crate) filled: usize,
+    pub(crate) summary: BlockSummary,
+}
+
+/// What a block's parse found.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BlockSummary {
+    /// Index of the block's first slot in the [`Columns`].
+    pub(crate) slot_start: usize,
+    /// Slots the block filled (a prefix of its own).
+    pub(crate) filled: usize,
     /// Newlines consumed (valid up to the error, if any).
     pub(crate) lines: u64,
     /// Data lines read (before symmetric expansion or dropping).
     pub(crate) entries: u64,
-    /// Largest id read (stored, 0-based), including dropped self-loops.
-    pub(crate) max_id: Option<VertexId>,
+    /// Largest id read (stored, 0-based), including dropped self-loops;
+    /// meaningful only when `entries > 0` (see [`BlockSummary::max_id`]).
+    largest_id: VertexId,
     pub(crate) error: Option<LocalError>,
+}
+
+impl BlockSummary {
+    /// Largest id read (stored, 0-based), including dropped self-loops.
+    pub(crate) fn max_id(&self) -> Option<VertexId> {
+        (self.entries > 0).then_some(self.largest_id)
+    }
+}
+
+/// The output of [`Syntax::parse_parallel`]: the arrays, and per block (in
+/// file order) where its edges are.
+#[derive(Debug, Default)]
+pub(crate) struct ParsedBlocks {
+    pub(crate) columns: Columns,
+    pub(crate) blocks: Vec<BlockSummary>,
+}
+
+impl ParsedBlocks {
+    /// The filled slots as maximal contiguous runs, in file order: one run
+    /// for a file of plain edge lines.
+    pub(crate) fn runs(&self) -> Vec<Range<usize>> {
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        for block in self.blocks.iter().filter(|b| b.filled > 0) {
+            let range = block.slot_start..block.slot_start + block.filled;
+            match runs.last_mut() {
+                Some(last) if last.end == range.start => last.end = range.end,
+                _ => runs.push(range),
+            }
+        }
+        runs
+    }
+
+    /// Moves every filled slot down to close the gaps (comments, dropped
+    /// self-loops, a self-loop in a symmetric file) and drops the unused
+    /// tail, leaving the edges contiguous in file order. Costs nothing
+    /// when there are no gaps.
+    pub(crate) fn into_compact_columns(self) -> Columns {
+        let runs = self.runs();
+        let mut columns = self.columns;
+        fn compact<T: Copy>(column: &mut Vec<T>, runs: &[Range<usize>]) {
+            if column.is_empty() {
+                return;
+            }
+            let mut written = 0;
+            for run in runs {
+                if run.start != written {
+                    column.copy_within(run.clone(), written);
+                }
+                written += run.len();
+            }
+            column.truncate(written);
+            if column.capacity() - written > written / 8 {
+                column.shrink_to_fit();
+            }
+        }
+        compact(&mut columns.src, &runs);
+        compact(&mut columns.dst, &runs);
+        compact(&mut columns.weights, &runs);
+        compact(&mut columns.timestamps, &runs);
+        columns
+    }
 }
 
 /// A field error: 0-based byte offset in the line and what went wrong.
 struct FieldError {
     offset: usize,
     kind: ParseErrorKind,
+}
+
+/// The decimal number spelled by the leading digits of `word` (eight input
+/// bytes, the first in the lowest byte) and how many digits there are, when
+/// there are between one and seven (so the byte after them is in `word`
+/// too and is known not to be a digit); `None` otherwise.
+///
+/// SWAR ("SIMD within a register"): every byte is tested for `0..=9` at
+/// once, without carries between bytes, and the digits are combined by
+/// three multiply-and-add rounds (pairs, quads, the whole) instead of one
+/// multiply per digit.
+#[inline(always)]
+fn leading_digits(word: u64) -> Option<(u64, usize)> {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A digit byte becomes its value 0..=9; every other byte something else.
+    let values = word ^ 0x3030_3030_3030_3030;
+    // The high bit of each byte is set where the value is not below 10:
+    // the low seven bits plus 0x76 reach 0x80 exactly from 10 up (and
+    // cannot carry out of the byte), and a set high bit stays set.
+    let not_digit = (((values & LOW7) + 0x7676_7676_7676_7676) | values) & HIGH;
+    let count = (not_digit.trailing_zeros() / 8) as usize;
+    if count == 0 || count == 8 {
+        return None;
+    }
+    // Keep the digits only, moved to the top so they read as an
+    // eight-digit number with leading zeros.
+    let mut chunk = values << (8 * (8 - count));
+    chunk = ((chunk & 0x0f00_0f00_0f00_0f00) >> 8) + (chunk & 0x000f_000f_000f_000f) * 10;
+    chunk = ((chunk & 0x00ff_0000_00ff_0000) >> 16) + (chunk & 0x0000_00ff_0000_00ff) * 100;
+    chunk = ((chunk & 0x0000_ffff_0000_0000) >> 32) + (chunk & 0x0000_0000_0000_ffff) * 10000;
+    Some((chunk, count))
+}
+
+/// The positions of the newlines in a block, found eight bytes at a time
+/// inline (a `memchr` call per line costs more than the line's parse).
+struct Newlines<'a> {
+    bytes: &'a [u8],
+    /// Start of the word `mask` describes.
+    word_start: usize,
+    /// High bit set in each byte of that word that is a newline and has not
+    /// been returned yet.
+    mask: u64,
+}
+
+impl<'a> Newlines<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            word_start: 0,
+            mask: Self::mask_at(bytes, 0),
+        }
+    }
+
+    /// The newline bytes of the eight at `at` (fewer at the end, padded).
+    #[inline(always)]
+    fn mask_at(bytes: &[u8], at: usize) -> u64 {
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let word = match bytes.get(at..at.wrapping_add(8)) {
+            Some(word) => u64::from_le_bytes(word.try_into().unwrap_or_default()),
+            None => {
+                let mut padded = [0u8; 8];
+                let tail = bytes.get(at..).unwrap_or_default();
+                padded[..tail.len()].copy_from_slice(tail);
+                u64::from_le_bytes(padded)
+            }
+        };
+        // Newline bytes become zero; the high bit of `low7 + 0x7f | byte`
+        // is clear exactly for a zero byte (no carry leaves a byte).
+        let zeroed = word ^ 0x0a0a_0a0a_0a0a_0a0a;
+        !(((zeroed & LOW7) + LOW7) | zeroed) & !LOW7
+    }
+
+    /// The next newline's position, in increasing order.
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            self.word_start += 8;
+            if self.word_start >= self.bytes.len() {
+                return None;
+            }
+            self.mask = Self::mask_at(self.bytes, self.word_start);
+        }
+        let position = self.word_start + (self.mask.trailing_zeros() / 8) as usize;
+        self.mask &= self.mask - 1;
+        Some(position)
+    }
 }
 
 #[inline]
@@ -255,7 +431,7 @@ impl Syntax {
 
     /// Parses one line (without its newline) into `buffer`.
     #[inline]
-    fn parse_line(&self, line: &[u8], buffer: &mut Buffer) -> Result<(), FieldError> {
+    fn parse_line(&self, line: &[u8], buffer: &mut Buffer<'_>) -> Result<(), FieldError> {
         let mut pos = skip_blanks(line, 0);
         if pos == line.len() || line[pos] == b'#' || line[pos] == b'%' {
             return Ok(()); // Blank line or comment.
@@ -301,14 +477,16 @@ impl Syntax {
     #[inline(always)]
     fn accept(
         &self,
-        buffer: &mut Buffer,
+        buffer: &mut Buffer<'_>,
         src: VertexId,
         dst: VertexId,
         weight: Weight,
         timestamp: Timestamp,
     ) {
-        buffer.entries += 1;
-        buffer.max_id = buffer.max_id.max(Some(src.max(dst)));
+        buffer.summary.entries += 1;
+        // A plain maximum (no `Option`) on this hot path; `entries` says
+        // whether it holds anything.
+        buffer.summary.largest_id = buffer.summary.largest_id.max(src.max(dst));
         if self.drop_self_loops && src == dst {
             return;
         }
@@ -324,13 +502,24 @@ impl Syntax {
     fn fast_id(&self, rest: &[u8], i: &mut usize, bound: Option<u64>) -> Option<VertexId> {
         let start = *i;
         let mut value: u64 = 0;
-        for &byte in rest[start..].iter().take(10) {
-            let digit = byte.wrapping_sub(b'0');
-            if digit > 9 {
-                break;
+        // Up to seven digits (ids below ten million, the common case) are
+        // read eight bytes at a time; longer ids and a block's last few
+        // bytes take the byte loop.
+        let swar = rest
+            .get(start..start + 8)
+            .and_then(|word| leading_digits(u64::from_le_bytes(word.try_into().ok()?)));
+        if let Some((digits, count)) = swar {
+            value = digits;
+            *i += count;
+        } else {
+            for &byte in rest[start..].iter().take(10) {
+                let digit = byte.wrapping_sub(b'0');
+                if digit > 9 {
+                    break;
+                }
+                value = value * 10 + u64::from(digit);
+                *i += 1;
             }
-            value = value * 10 + u64::from(digit);
-            *i += 1;
         }
         if *i == start || value > u64::from(u32::MAX) {
             return None;
@@ -352,7 +541,7 @@ impl Syntax {
     /// nothing recorded, for anything else (comments, blank lines, CRs in
     /// odd places, errors), which the line-at-a-time path then handles.
     #[inline(always)]
-    fn fast_line(&self, rest: &[u8], buffer: &mut Buffer) -> Option<(usize, bool)> {
+    fn fast_line(&self, rest: &[u8], buffer: &mut Buffer<'_>) -> Option<(usize, bool)> {
         let blank_run = |i: &mut usize| {
             let start = *i;
             while *i < rest.len() && is_blank(rest[*i]) {
@@ -404,83 +593,237 @@ impl Syntax {
     #[inline]
     fn push(
         &self,
-        buffer: &mut Buffer,
+        buffer: &mut Buffer<'_>,
         src: VertexId,
         dst: VertexId,
         weight: Weight,
         timestamp: Timestamp,
     ) {
-        buffer.src.push(src);
-        buffer.dst.push(dst);
+        // A block has a slot for every line it holds (two with expansion),
+        // so these never run out.
+        let slot = buffer.filled;
+        buffer.src[slot] = src;
+        buffer.dst[slot] = dst;
         match self.third {
-            Third::Weight => buffer.weights.push(weight),
-            Third::Timestamp => buffer.timestamps.push(timestamp),
+            Third::Weight => buffer.weights[slot] = weight,
+            Third::Timestamp => buffer.timestamps[slot] = timestamp,
             Third::Absent | Third::Ignore | Third::TimestampChecked => {}
         }
+        buffer.filled = slot + 1;
+    }
+
+    /// An id read by [`leading_digits`] that passes every check, or `None`.
+    #[inline(always)]
+    fn checked_id(&self, value: u64, bound: Option<u64>) -> Option<VertexId> {
+        let id = if self.one_based {
+            if value == 0 || bound.is_some_and(|b| value > b) {
+                return None;
+            }
+            value - 1
+        } else {
+            value
+        };
+        ((id as usize) < self.max_vertices).then_some(id as VertexId)
+    }
+
+    /// The commonest line, `digits blank digits` right up to the newline at
+    /// `end`, read eight bytes at a time; `false`, with nothing recorded,
+    /// for anything else. The line's end is already known (from the block's
+    /// newline scan), so consecutive lines do not wait for each other.
+    #[inline(always)]
+    fn fast_pair(&self, block: &[u8], start: usize, end: usize, buffer: &mut Buffer<'_>) -> bool {
+        let word = |at: usize| {
+            block
+                .get(at..at.wrapping_add(8))
+                .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
+        };
+        let (rows, cols) = match self.bounds {
+            Some((rows, cols)) => (Some(rows), Some(cols)),
+            None => (None, None),
+        };
+        let Some((src, src_digits)) = word(start).and_then(leading_digits) else {
+            return false;
+        };
+        // The byte after the digits is in the word just read, so inside
+        // `block`; it is the newline itself when the line ends there.
+        let blank = start + src_digits;
+        if !is_blank(block[blank]) {
+            return false;
+        }
+        let Some((dst, dst_digits)) = word(blank + 1).and_then(leading_digits) else {
+            return false;
+        };
+        if blank + 1 + dst_digits != end {
+            return false;
+        }
+        let (Some(src), Some(dst)) = (self.checked_id(src, rows), self.checked_id(dst, cols))
+        else {
+            return false;
+        };
+        self.accept(buffer, src, dst, 0.0, 0);
+        true
     }
 
     /// Parses every line of `block` (which starts at a line start and ends
     /// after a newline or at the end of the input) into `buffer`.
-    fn parse_block(&self, block: &[u8], buffer: &mut Buffer) {
-        if buffer.src.capacity() == 0 {
-            // A guess of ~16 bytes a line saves the first few regrowths.
-            let guess = block.len() / 16;
-            buffer.src.reserve(guess);
-            buffer.dst.reserve(guess);
-        }
-        let mut rest = block;
-        while !rest.is_empty() {
-            if let Some((consumed, newline)) = self.fast_line(rest, buffer) {
-                buffer.lines += u64::from(newline);
-                rest = &rest[consumed..];
-                continue;
-            }
-            let (line, tail, newline) = split_line(rest);
-            if let Err(error) = self.parse_line(line, buffer) {
-                // Only the input's last line can lack a newline (blocks end
-                // after one), so a field missing there means the file was
-                // cut off mid-line.
-                let kind = match error.kind {
-                    ParseErrorKind::MissingField { .. } if !newline => {
-                        ParseErrorKind::UnexpectedEof {
-                            context: "an edge line",
+    ///
+    /// Three tiers, each taking only lines it reads exactly as the next:
+    /// [`Self::fast_pair`] for two short ids, [`Self::fast_line`] for other
+    /// well-formed data lines, and the line-at-a-time [`Self::parse_line`]
+    /// for everything else, which alone reports errors.
+    fn parse_block(&self, block: &[u8], buffer: &mut Buffer<'_>) {
+        let mut newlines = Newlines::new(block);
+        let mut start = 0;
+        while start < block.len() {
+            let (end, newline) = match newlines.next() {
+                Some(end) => (end, true),
+                None => (block.len(), false),
+            };
+            let fast = if self.third == Third::Absent {
+                self.fast_pair(block, start, end, buffer)
+            } else {
+                false
+            } || self
+                .fast_line(&block[start..], buffer)
+                .inspect(|&(consumed, _)| {
+                    debug_assert_eq!(start + consumed, end + usize::from(newline))
+                })
+                .is_some();
+            if !fast {
+                let line = &block[start..end];
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                if let Err(error) = self.parse_line(line, buffer) {
+                    // Only the input's last line can lack a newline (blocks
+                    // end after one), so a field missing there means the
+                    // file was cut off mid-line.
+                    let kind = match error.kind {
+                        ParseErrorKind::MissingField { .. } if !newline => {
+                            ParseErrorKind::UnexpectedEof {
+                                context: "an edge line",
+                            }
                         }
-                    }
-                    kind => kind,
-                };
-                buffer.error = Some(LocalError {
-                    lines_before: buffer.lines,
-                    column: error.offset as u64 + 1,
-                    kind,
-                });
-                return;
+                        kind => kind,
+                    };
+                    buffer.summary.error = Some(LocalError {
+                        lines_before: buffer.summary.lines,
+                        column: error.offset as u64 + 1,
+                        kind,
+                    });
+                    return;
+                }
             }
-            buffer.lines += u64::from(newline);
-            rest = tail;
+            buffer.summary.lines += u64::from(newline);
+            start = end + 1;
         }
     }
 
-    /// Parses `data` in parallel blocks of about `block_size` bytes; the
-    /// buffers come back in file order.
-    pub(crate) fn parse_parallel(&self, data: &[u8], block_size: usize) -> Vec<Buffer> {
+    /// Slots a block of `lines` lines needs.
+    fn slots_for(&self, lines: usize) -> usize {
+        lines * if self.expand_reverse { 2 } else { 1 }
+    }
+
+    /// Parses `data` in parallel blocks of about `block_size` bytes.
+    ///
+    /// A first parallel pass counts each block's lines, which sizes the
+    /// output arrays once and gives every block its own slots; the second
+    /// parses every block straight into them.
+    pub(crate) fn parse_parallel(&self, data: &[u8], block_size: usize) -> ParsedBlocks {
         let blocks = line_aligned_blocks(data, block_size);
+        let slot_counts: Vec<usize> = blocks
+            .par_iter()
+            .map(|range| {
+                let block = &data[range.clone()];
+                let newlines = memchr::memchr_iter(b'\n', block).count();
+                // Only the input's last block can end without a newline.
+                let unterminated = block.last().is_some_and(|&b| b != b'\n');
+                self.slots_for(newlines + usize::from(unterminated))
+            })
+            .collect();
+        let total: usize = slot_counts.iter().sum();
+        // Zeroed allocations of this size come straight from the kernel as
+        // untouched pages: nothing is written twice.
+        let column = |wanted: bool| if wanted { total } else { 0 };
+        let mut columns = Columns {
+            src: vec![0; total],
+            dst: vec![0; total],
+            weights: vec![0.0; column(self.third == Third::Weight)],
+            timestamps: vec![0; column(self.third == Third::Timestamp)],
+        };
+        let third_lengths = |wanted: bool| {
+            slot_counts
+                .iter()
+                .map(move |&count| if wanted { count } else { 0 })
+        };
+        let buffers: Vec<Buffer<'_>> =
+            split_by_lengths(&mut columns.src, slot_counts.iter().copied())
+                .into_iter()
+                .zip(split_by_lengths(
+                    &mut columns.dst,
+                    slot_counts.iter().copied(),
+                ))
+                .zip(split_by_lengths(
+                    &mut columns.weights,
+                    third_lengths(self.third == Third::Weight),
+                ))
+                .zip(split_by_lengths(
+                    &mut columns.timestamps,
+                    third_lengths(self.third == Third::Timestamp),
+                ))
+                .scan(0, |slot_start, (((src, dst), weights), timestamps)| {
+                    let buffer = Buffer {
+                        summary: BlockSummary {
+                            slot_start: *slot_start,
+                            ..BlockSummary::default()
+                        },
+                        filled: 0,
+                        src,
+                        dst,
+                        weights,
+                        timestamps,
+                    };
+                    *slot_start += buffer.src.len();
+                    Some(buffer)
+                })
+                .collect();
         // Blocks after one that failed need not be parsed: only the lines
         // before the first error matter.
         let first_failed = AtomicUsize::new(usize::MAX);
-        blocks
-            .par_iter()
+        let summaries = buffers
+            .into_par_iter()
+            .zip(blocks.par_iter())
             .enumerate()
-            .fold(Buffer::default, |mut buffer, (index, range)| {
-                if buffer.error.is_none() && index < first_failed.load(Ordering::Relaxed) {
+            .map(|(index, (mut buffer, range))| {
+                if index < first_failed.load(Ordering::Relaxed) {
                     self.parse_block(&data[range.clone()], &mut buffer);
-                    if buffer.error.is_some() {
+                    if buffer.summary.error.is_some() {
                         first_failed.fetch_min(index, Ordering::Relaxed);
                     }
                 }
-                buffer
+                BlockSummary {
+                    filled: buffer.filled,
+                    ..buffer.summary
+                }
             })
-            .collect()
+            .collect();
+        ParsedBlocks {
+            columns,
+            blocks: summaries,
+        }
     }
+}
+
+/// Splits `slice` into consecutive pieces of the given lengths.
+fn split_by_lengths<T>(
+    mut slice: &mut [T],
+    lengths: impl IntoIterator<Item = usize>,
+) -> Vec<&mut [T]> {
+    let mut pieces = Vec::new();
+    for length in lengths {
+        let (head, tail) = std::mem::take(&mut slice).split_at_mut(length);
+        pieces.push(head);
+        slice = tail;
+    }
+    pieces
 }
 
 /// Splits `data` into ranges of about `block_size` bytes, each starting at a
@@ -507,7 +850,7 @@ pub(crate) fn line_aligned_blocks(data: &[u8], block_size: usize) -> Vec<Range<u
 /// The first error in file order, as `(line, column, kind)` with `line`
 /// 1-based in the whole input, given the line number of `data`'s first line.
 pub(crate) fn first_error(
-    buffers: &[Buffer],
+    buffers: &[BlockSummary],
     first_line: u64,
 ) -> Option<(u64, u64, ParseErrorKind)> {
     let mut lines_before = 0;
@@ -574,45 +917,110 @@ mod tests {
         assert!(line_aligned_blocks(b"", 4).is_empty());
     }
 
+    /// Owned slots for one block of `text`: enough for every line twice.
+    struct OwnedSlots {
+        src: Vec<VertexId>,
+        dst: Vec<VertexId>,
+        weights: Vec<Weight>,
+        timestamps: Vec<Timestamp>,
+    }
+
+    impl OwnedSlots {
+        fn for_text(text: &[u8]) -> Self {
+            let slots = 2 * (text.len() + 1);
+            Self {
+                src: vec![0; slots],
+                dst: vec![0; slots],
+                weights: vec![0.0; slots],
+                timestamps: vec![0; slots],
+            }
+        }
+
+        fn buffer(&mut self) -> Buffer<'_> {
+            Buffer {
+                src: &mut self.src,
+                dst: &mut self.dst,
+                weights: &mut self.weights,
+                timestamps: &mut self.timestamps,
+                filled: 0,
+                summary: BlockSummary::default(),
+            }
+        }
+    }
+
+    /// `parse_block` (all three tiers) on `text` as one block.
+    fn tiers(syntax: &Syntax, text: &[u8]) -> Summary {
+        let mut slots = OwnedSlots::for_text(text);
+        let mut buffer = slots.buffer();
+        syntax.parse_block(text, &mut buffer);
+        summary(syntax, &buffer)
+    }
+
     /// The line-at-a-time path alone, for comparison with `parse_block`'s
-    /// fast path.
-    fn slow_only(syntax: &Syntax, block: &[u8]) -> Buffer {
-        let mut buffer = Buffer::default();
+    /// fast tiers.
+    fn slow_only(syntax: &Syntax, block: &[u8]) -> Summary {
+        let mut slots = OwnedSlots::for_text(block);
+        let mut buffer = slots.buffer();
         let mut rest = block;
         while !rest.is_empty() {
             let (line, tail, newline) = split_line(rest);
             if let Err(error) = syntax.parse_line(line, &mut buffer) {
-                buffer.error = Some(LocalError {
-                    lines_before: buffer.lines,
+                // As parse_block: a missing field on an unterminated last
+                // line is a cut-off file.
+                let kind = match error.kind {
+                    ParseErrorKind::MissingField { .. } if !newline => {
+                        ParseErrorKind::UnexpectedEof {
+                            context: "an edge line",
+                        }
+                    }
+                    kind => kind,
+                };
+                buffer.summary.error = Some(LocalError {
+                    lines_before: buffer.summary.lines,
                     column: error.offset as u64 + 1,
-                    kind: error.kind,
+                    kind,
                 });
                 break;
             }
-            buffer.lines += u64::from(newline);
+            buffer.summary.lines += u64::from(newline);
             rest = tail;
         }
-        buffer
+        summary(syntax, &buffer)
     }
 
-    fn summary(buffer: &Buffer) -> impl PartialEq + std::fmt::Debug {
+    /// Everything a block's parse produced, comparable.
+    type Summary = (
+        Vec<VertexId>,
+        Vec<VertexId>,
+        Option<Vec<u32>>,
+        Option<Vec<Timestamp>>,
+        u64,
+        Option<VertexId>,
+        Option<(u64, u64, ParseErrorKind)>,
+        Option<u64>,
+    );
+
+    fn summary(syntax: &Syntax, buffer: &Buffer<'_>) -> Summary {
+        let filled = buffer.filled;
+        let summary = &buffer.summary;
         (
-            buffer.src.clone(),
-            buffer.dst.clone(),
-            buffer
-                .weights
-                .iter()
-                .map(|w| w.to_bits())
-                .collect::<Vec<_>>(),
-            buffer.timestamps.clone(),
-            buffer.entries,
-            buffer.max_id,
-            buffer
+            buffer.src[..filled].to_vec(),
+            buffer.dst[..filled].to_vec(),
+            (syntax.third == Third::Weight).then(|| {
+                buffer.weights[..filled]
+                    .iter()
+                    .map(|w| w.to_bits())
+                    .collect::<Vec<_>>()
+            }),
+            (syntax.third == Third::Timestamp).then(|| buffer.timestamps[..filled].to_vec()),
+            summary.entries,
+            summary.max_id(),
+            summary
                 .error
                 .as_ref()
                 .map(|e| (e.lines_before, e.column, e.kind.clone())),
             // Lines only count up to an error.
-            buffer.error.is_none().then_some(buffer.lines),
+            summary.error.is_none().then_some(summary.lines),
         )
     }
 
@@ -625,7 +1033,7 @@ mod tests {
         #[test]
         fn fast_path_agrees_with_the_line_path(
             text in proptest::collection::vec(
-                proptest::sample::select(b"0123456789 \t\r\n#.-e".to_vec()), 0..120),
+                proptest::sample::select(b"0123456789 \t\r\n#.-e".to_vec()), 0..200),
             third in proptest::sample::select(vec![Third::Absent, Third::Weight, Third::Timestamp, Third::Ignore]),
             one_based in proptest::bool::ANY,
             expand_reverse in proptest::bool::ANY,
@@ -639,18 +1047,153 @@ mod tests {
                 drop_self_loops,
                 max_vertices: 1000,
             };
-            let mut fast = Buffer::default();
-            syntax.parse_block(&text, &mut fast);
-            // parse_block turns a missing field on an unterminated last
-            // line into UnexpectedEof; do the same for the comparison.
-            let mut slow = slow_only(&syntax, &text);
-            if let Some(error) = &mut slow.error
-                && matches!(error.kind, ParseErrorKind::MissingField { .. })
-                && fast.error.as_ref().is_some_and(|e| matches!(e.kind, ParseErrorKind::UnexpectedEof { .. }))
-            {
-                error.kind = ParseErrorKind::UnexpectedEof { context: "an edge line" };
+            proptest::prop_assert_eq!(tiers(&syntax, &text), slow_only(&syntax, &text));
+        }
+    }
+
+    /// The byte-at-a-time reading `leading_digits` must agree with.
+    fn leading_digits_scalar(bytes: &[u8; 8]) -> Option<(u64, usize)> {
+        let count = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+        if count == 0 || count == 8 {
+            return None;
+        }
+        let value = bytes[..count]
+            .iter()
+            .fold(0, |value, &b| value * 10 + u64::from(b - b'0'));
+        Some((value, count))
+    }
+
+    #[test]
+    fn leading_digits_reads_every_length_and_stops_at_every_byte() {
+        // Every digit count 0..=8, followed by every possible byte.
+        for count in 0..=8 {
+            for stop in 0..=255u8 {
+                let mut bytes = [b'7'; 8];
+                for (i, b) in bytes.iter_mut().enumerate().take(count) {
+                    *b = b'0' + ((i * 3 + 1) % 10) as u8;
+                }
+                if count < 8 {
+                    bytes[count] = stop;
+                }
+                assert_eq!(
+                    leading_digits(u64::from_le_bytes(bytes)),
+                    leading_digits_scalar(&bytes),
+                    "{bytes:?}"
+                );
             }
-            proptest::prop_assert_eq!(summary(&fast), summary(&slow));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+
+        /// Arbitrary bytes (digits made likely), including the bytes just
+        /// outside `0..=9` and ones with the high bit set.
+        #[test]
+        fn leading_digits_agrees_with_the_byte_loop(
+            bytes in proptest::array::uniform8(proptest::prop_oneof![
+                b'0'..=b'9', proptest::num::u8::ANY, 0x2fu8..=0x3au8, 0xb0u8..=0xb9u8,
+            ]),
+        ) {
+            proptest::prop_assert_eq!(
+                leading_digits(u64::from_le_bytes(bytes)),
+                leading_digits_scalar(&bytes)
+            );
+        }
+    }
+
+    /// One line of mostly plausible text: ids of every length (the eight
+    /// byte reads see one to ten digits), each error the fast tiers must
+    /// hand on (zero, too large, negative, non-numeric), and the benign
+    /// variations (tabs, runs of blanks, CRLF, trailing blanks, comments,
+    /// blank lines, a missing last newline).
+    fn plausible_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let id = prop_oneof![
+            6 => (0u64..10_000).prop_map(|v| v.to_string()),
+            4 => (0u64..100_000_000).prop_map(|v| v.to_string()),
+            2 => (0u64..=u64::from(u32::MAX) + 5).prop_map(|v| v.to_string()),
+            1 => Just("0".to_string()),
+            1 => Just("00000007".to_string()),
+            1 => Just("-5".to_string()),
+            1 => Just("12a".to_string()),
+            1 => Just("99999999999".to_string()),
+        ];
+        let blank = prop_oneof![6 => Just(" "), 2 => Just("\t"), 1 => Just("  "), 1 => Just(" \t")];
+        let third = prop_oneof![
+            3 => Just(String::new()),
+            2 => (0u64..100_000).prop_map(|v| format!(" {v}")),
+            1 => Just(" 2.5".to_string()),
+            1 => Just(" x".to_string()),
+        ];
+        let ending = prop_oneof![
+            8 => Just("\n"),
+            2 => Just("\r\n"),
+            1 => Just(" \n"),
+            1 => Just("\t\n"),
+            1 => Just("\r"),
+            1 => Just(""),
+        ];
+        prop_oneof![
+            12 => (id.clone(), blank, id, third, ending)
+                .prop_map(|(s, b, d, t, e)| format!("{s}{b}{d}{t}{e}").into_bytes()),
+            1 => Just(b"# comment 1 2\n".to_vec()),
+            1 => Just(b"\n".to_vec()),
+            1 => Just(b"  \r\n".to_vec()),
+            1 => Just(b"5\n".to_vec()),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(384))]
+
+        /// The whole parallel parse, at any block size (so blocks end on
+        /// every line and the eight-byte reads meet every block end), gives
+        /// what the line-at-a-time path gives on the whole text: the same
+        /// edges in file order, counts and largest id, or the same first
+        /// error at the same line and column.
+        #[test]
+        fn parallel_tiers_agree_with_the_line_path_at_any_block_size(
+            lines in proptest::collection::vec(plausible_line(), 0..40),
+            block_size in 1usize..96,
+            third in proptest::sample::select(vec![Third::Absent, Third::Weight, Third::Timestamp]),
+            one_based in proptest::bool::ANY,
+            expand_reverse in proptest::bool::ANY,
+            drop_self_loops in proptest::bool::ANY,
+            max_vertices in proptest::sample::select(vec![usize::MAX, 50_000_000, 6_000]),
+        ) {
+            let text = lines.concat();
+            let syntax = Syntax {
+                one_based,
+                bounds: one_based.then_some((90_000_000, 7_000)),
+                third,
+                expand_reverse,
+                drop_self_loops,
+                max_vertices,
+            };
+            let parsed = syntax.parse_parallel(&text, block_size);
+            let slow = slow_only(&syntax, &text);
+            let (slow_src, slow_dst, slow_weights, slow_timestamps, entries, max_id, error, lines) = slow;
+            match first_error(&parsed.blocks, 0) {
+                Some(found) => proptest::prop_assert_eq!(Some(found), error),
+                None => {
+                    proptest::prop_assert_eq!(error, None);
+                    let blocks = &parsed.blocks;
+                    proptest::prop_assert_eq!(blocks.iter().map(|b| b.entries).sum::<u64>(), entries);
+                    proptest::prop_assert_eq!(blocks.iter().filter_map(BlockSummary::max_id).max(), max_id);
+                    proptest::prop_assert_eq!(Some(blocks.iter().map(|b| b.lines).sum::<u64>()), lines);
+                    let columns = parsed.into_compact_columns();
+                    proptest::prop_assert_eq!(columns.src, slow_src);
+                    proptest::prop_assert_eq!(columns.dst, slow_dst);
+                    if let Some(weights) = slow_weights {
+                        let bits: Vec<u32> = columns.weights.iter().map(|w| w.to_bits()).collect();
+                        proptest::prop_assert_eq!(bits, weights);
+                    }
+                    if let Some(timestamps) = slow_timestamps {
+                        proptest::prop_assert_eq!(columns.timestamps, timestamps);
+                    }
+                }
+            }
         }
     }
 
