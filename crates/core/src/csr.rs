@@ -717,6 +717,27 @@ fn split_by_lengths<T>(
     pieces
 }
 
+/// Cuts `slice`, laid out bucket by bucket and within a bucket partition
+/// by partition, into `pieces[p][b]` of `length(p, b)` elements each.
+fn carve<T>(
+    mut slice: &mut [T],
+    partitions: usize,
+    buckets: usize,
+    length: impl Fn(usize, usize) -> usize,
+) -> Vec<Vec<&mut [T]>> {
+    let mut pieces: Vec<Vec<&mut [T]>> = (0..partitions)
+        .map(|_| Vec::with_capacity(buckets))
+        .collect();
+    for b in 0..buckets {
+        for (p, partition) in pieces.iter_mut().enumerate() {
+            let (head, tail) = slice.split_at_mut(length(p, b));
+            partition.push(head);
+            slice = tail;
+        }
+    }
+    pieces
+}
+
 fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
     let threads = rayon::current_num_threads();
     let edge_ranges = even_ranges(seq.len(), edge_partitions(seq.len(), threads));
@@ -843,43 +864,6 @@ type CsrArrays = (Vec<u64>, Vec<VertexId>, Option<Vec<Weight>>);
 #[derive(Debug)]
 struct IdOutOfRange;
 
-/// A slice that several threads write at once, each at indices no other
-/// thread touches (the scatter's slots). Borrowing the slice mutably for
-/// `'a` keeps everyone else out while it lives.
-struct DisjointWriter<'a, T> {
-    ptr: *mut T,
-    len: usize,
-    _slice: std::marker::PhantomData<&'a mut [T]>,
-}
-
-// SAFETY: the writer only moves `T` values into the slice (no shared
-// reads), so sharing it between threads is sound for `T: Send` as long as
-// no two threads use the same index, which `write`'s contract requires.
-unsafe impl<T: Send> Sync for DisjointWriter<'_, T> {}
-
-impl<'a, T: Copy> DisjointWriter<'a, T> {
-    fn new(slice: &'a mut [T]) -> Self {
-        Self {
-            ptr: slice.as_mut_ptr(),
-            len: slice.len(),
-            _slice: std::marker::PhantomData,
-        }
-    }
-
-    /// Writes `value` at `index` (bounds-checked: out of range panics).
-    ///
-    /// # Safety
-    /// While this writer lives, no other thread writes the same `index`.
-    #[inline(always)]
-    unsafe fn write(&self, index: usize, value: T) {
-        assert!(index < self.len, "scatter slot {index} out of {}", self.len);
-        // SAFETY: `index` is in bounds (checked above) of a slice borrowed
-        // mutably for `'a`, and the caller guarantees that no other thread
-        // accesses this element meanwhile.
-        unsafe { self.ptr.add(index).write(value) }
-    }
-}
-
 /// How many edge partitions the build uses: several per thread, so that
 /// rayon can balance them when a thread is slowed down (a partition costs
 /// only [`SCATTER_BUCKETS`] counters), but none smaller than 64 Ki edges.
@@ -968,39 +952,49 @@ fn scatter<S: EdgeSeq>(
         .map(|w| (w[1] - w[0]) as usize)
         .collect();
 
-    // Stage 2.
+    // Stage 2. Partition p's slots in bucket b are one contiguous range
+    // (`bucket_cursors[p][b]` on), so the bucketed arrays are carved into
+    // one slice per (partition, bucket) and each partition writes only its
+    // own slices: no shared writes.
     let (bucketed_src, bucketed_dst) = scratch.arrays(edge_count);
     let mut bucketed_weights = seq.weighted().then(|| vec![0.0 as Weight; edge_count]);
-    {
-        let src_writer = DisjointWriter::new(bucketed_src);
-        let dst_writer = DisjointWriter::new(bucketed_dst);
-        let weight_writer = bucketed_weights.as_deref_mut().map(DisjointWriter::new);
-        edge_ranges
-            .par_iter()
-            .zip(bucket_cursors.par_iter_mut())
-            .for_each(|(range, cursors)| {
-                seq.for_each(range.clone(), |s, d, w| {
-                    // Ids were checked in stage 1 (the same walk: `EdgeSeq`
-                    // walks are deterministic over immutable data).
-                    let cursor = &mut cursors[(s >> shift) as usize];
-                    let at = *cursor as usize;
-                    *cursor += 1;
-                    // SAFETY: this partition's walk yields exactly the edges
-                    // it counted in stage 1, so in bucket `b` it writes the
-                    // slots `start_p(b) .. start_p(b) + count_p(b)`, and the
-                    // running sum above makes those ranges disjoint across
-                    // partitions and buckets. The arrays share the slot.
-                    unsafe {
-                        src_writer.write(at, s);
-                        dst_writer.write(at, d);
-                    }
-                    if let Some(writer) = &weight_writer {
-                        // SAFETY: as above.
-                        unsafe { writer.write(at, w) };
-                    }
-                });
+    let partitions = bucket_cursors.len();
+    let slot_count = |p: usize, b: usize| -> usize {
+        let end = match bucket_cursors.get(p + 1) {
+            Some(next) => next[b],
+            None => bucket_starts[b + 1],
+        };
+        (end - bucket_cursors[p][b]) as usize
+    };
+    let src_pieces = carve(bucketed_src, partitions, buckets.len(), slot_count);
+    let dst_pieces = carve(bucketed_dst, partitions, buckets.len(), slot_count);
+    let weight_pieces: Vec<Option<Vec<&mut [Weight]>>> = match bucketed_weights.as_deref_mut() {
+        Some(w) => carve(w, partitions, buckets.len(), slot_count)
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => (0..partitions).map(|_| None).collect(),
+    };
+    edge_ranges
+        .par_iter()
+        .zip(src_pieces)
+        .zip(dst_pieces)
+        .zip(weight_pieces)
+        .for_each(|(((range, mut src), mut dst), mut weights)| {
+            let mut filled = vec![0usize; src.len()];
+            seq.for_each(range.clone(), |s, d, w| {
+                // Ids were checked in stage 1; the walk is the same, so
+                // every bucket receives exactly the edges it counted.
+                let b = (s >> shift) as usize;
+                let at = filled[b];
+                filled[b] += 1;
+                src[b][at] = s;
+                dst[b][at] = d;
+                if let Some(weights) = &mut weights {
+                    weights[b][at] = w;
+                }
             });
-    }
+        });
 
     // Stage 3.
     let mut offsets = vec![0u64; vertex_count + 1];
