@@ -164,6 +164,65 @@ unsafe fn copy_slots(
     }
 }
 
+/// Forward merge of old live slots (`old_ids`, no tombstones, with
+/// `old_weights` — empty when unweighted) and sorted `new` slots, each new
+/// id after the equal old ones; writes `old_ids.len() + new.len()` ids to
+/// `ids_out` and, when `weights_out` is given, as many weights there
+/// (1.0 for old slots without weights).
+///
+/// # Safety
+/// Both outputs are valid for that many writes and overlap no input.
+unsafe fn merge_forward(
+    old_ids: &[u32],
+    old_weights: &[Weight],
+    new: &[(VertexId, Weight)],
+    ids_out: *mut u32,
+    weights_out: Option<*mut Weight>,
+) {
+    let (mut i, mut j, mut w) = (0, 0, 0);
+    // SAFETY: `w < old_ids.len() + new.len()` at every write (caller's
+    // contract on the outputs).
+    unsafe {
+        while i < old_ids.len() && j < new.len() {
+            let take_old = old_ids[i] <= new[j].0;
+            let (id, weight) = if take_old {
+                i += 1;
+                (
+                    old_ids[i - 1],
+                    old_weights.get(i - 1).copied().unwrap_or(1.0),
+                )
+            } else {
+                j += 1;
+                new[j - 1]
+            };
+            ids_out.add(w).write(id);
+            if let Some(out) = weights_out {
+                out.add(w).write(weight);
+            }
+            w += 1;
+        }
+        let rest_old = old_ids.len() - i;
+        ptr::copy_nonoverlapping(old_ids.as_ptr().add(i), ids_out.add(w), rest_old);
+        if let Some(out) = weights_out {
+            if old_weights.is_empty() {
+                for k in 0..rest_old {
+                    out.add(w + k).write(1.0);
+                }
+            } else {
+                ptr::copy_nonoverlapping(old_weights.as_ptr().add(i), out.add(w), rest_old);
+            }
+        }
+        w += rest_old;
+        for &(id, weight) in &new[j..] {
+            ids_out.add(w).write(id);
+            if let Some(out) = weights_out {
+                out.add(w).write(weight);
+            }
+            w += 1;
+        }
+    }
+}
+
 impl AdjList {
     /// An empty list; `weighted` lists store an `f32` per edge.
     pub(crate) fn new(weighted: bool) -> Self {
@@ -444,6 +503,162 @@ impl AdjList {
             meta: self.meta,
             slot: Slot { block },
         }
+    }
+
+    /// Whether a live slot holds `id` (binary search).
+    pub(crate) fn contains_live(&self, id: VertexId) -> bool {
+        let ids = self.ids();
+        self.equal_range(id).any(|pos| ids[pos] & TOMBSTONE == 0)
+    }
+
+    /// Merges sorted new live slots `new` (ids without the tombstone bit,
+    /// equal ids in arrival order) into a list **without tombstones**;
+    /// each new id goes after the equal old ones (multigraph order; set
+    /// filtering is the caller's). Every slot moves at most once:
+    /// - when the array has room for all of them (a block or a slab array
+    ///   with headroom, same power-of-two capacity), a backward merge in
+    ///   place;
+    /// - otherwise one forward merge straight into a fresh block of the
+    ///   new capacity (the old block is freed; a slab array is left to its
+    ///   slab).
+    ///
+    /// # Safety
+    /// `allocator` is the allocator of the store this list lives in.
+    pub(crate) unsafe fn merge_in(
+        &mut self,
+        allocator: &EdgeAllocator,
+        new: &[(VertexId, Weight)],
+    ) {
+        debug_assert_eq!(self.tombstones(), 0);
+        debug_assert!(new.windows(2).all(|w| w[0].0 <= w[1].0));
+        let (old_len, count) = (self.len(), new.len());
+        if count == 0 {
+            return;
+        }
+        let len = old_len + count;
+        assert!(
+            len < u32::MAX as usize,
+            "a vertex holds at most u32::MAX edges"
+        );
+        let weighted = self.is_weighted();
+        if old_len < 2 {
+            // Inline or empty: at most one old slot; build the merged list
+            // on the stack of a small vector.
+            let mut ids = Vec::with_capacity(len);
+            let mut weights = Vec::with_capacity(len);
+            let (old_ids, old_weights) = (self.ids(), self.weights());
+            // SAFETY: both buffers have capacity `len`; set_len follows.
+            unsafe {
+                merge_forward(
+                    old_ids,
+                    old_weights,
+                    new,
+                    ids.as_mut_ptr(),
+                    weighted.then_some(weights.as_mut_ptr()),
+                );
+                ids.set_len(len);
+                if weighted {
+                    weights.set_len(len);
+                }
+            }
+            // SAFETY: forwarded contract.
+            unsafe { self.replace(allocator, &ids, &weights) };
+            return;
+        }
+        let cap = self.capacity();
+        // SAFETY: `old_len >= 2`: the block variant is live.
+        let old = unsafe { self.slot.block };
+        if len <= cap {
+            // Backward merge in place: the write position never passes the
+            // next unread old slot, so nothing is overwritten before it is
+            // read. Capacity is a function of the length and `len` needs no
+            // bigger power of two, so the weights stay at offset `cap`.
+            // SAFETY: the array holds `cap >= len` slots (invariant I),
+            // `old_len` of them initialised; all indices below are `< len`.
+            unsafe {
+                let ids = old.as_ptr();
+                let weights = if weighted {
+                    weights_ptr(old, cap)
+                } else {
+                    ptr::null_mut()
+                };
+                let (mut i, mut j, mut w) = (old_len, count, len);
+                while j > 0 {
+                    w -= 1;
+                    if i > 0 && *ids.add(i - 1) > new[j - 1].0 {
+                        i -= 1;
+                        *ids.add(w) = *ids.add(i);
+                        if weighted {
+                            *weights.add(w) = *weights.add(i);
+                        }
+                    } else {
+                        j -= 1;
+                        *ids.add(w) = new[j].0;
+                        if weighted {
+                            *weights.add(w) = new[j].1;
+                        }
+                    }
+                }
+            }
+        } else {
+            let new_cap = capacity_for(len);
+            let block = allocator.allocate(block_bytes(new_cap, weighted));
+            // SAFETY: the fresh block holds `new_cap >= len` slots and does
+            // not overlap the old array, which holds `old_len` initialised
+            // slots of capacity `cap`; an allocator block is freed once and
+            // not used again, a slab array is left to its slab.
+            unsafe {
+                let old_ids = std::slice::from_raw_parts(old.as_ptr(), old_len);
+                let old_weights: &[Weight] = if weighted {
+                    std::slice::from_raw_parts(weights_ptr(old, cap), old_len)
+                } else {
+                    &[]
+                };
+                merge_forward(
+                    old_ids,
+                    old_weights,
+                    new,
+                    block.as_ptr(),
+                    weighted.then(|| weights_ptr(block, new_cap)),
+                );
+                if !self.in_slab() {
+                    allocator.deallocate(old, block_bytes(cap, weighted));
+                }
+            }
+            self.slot = Slot { block };
+            self.meta &= !SLAB_FLAGS;
+        }
+        self.len = len as u32;
+    }
+
+    /// Writes this list's live slots merged with sorted `new` (as in
+    /// [`AdjList::merge_in`]) to `block`, an array of capacity `cap`;
+    /// returns the number of slots written. The list is not changed.
+    ///
+    /// # Safety
+    /// `block` holds `block_bytes(cap, weighted)` writable bytes that do not
+    /// overlap this list's array, with `cap >= self.live_len() + new.len()`.
+    pub(crate) unsafe fn write_merged(
+        &self,
+        new: &[(VertexId, Weight)],
+        block: NonNull<u32>,
+        cap: usize,
+    ) -> usize {
+        debug_assert_eq!(self.tombstones(), 0);
+        let len = self.len() + new.len();
+        debug_assert!(len <= cap);
+        let weighted = self.is_weighted();
+        // SAFETY: the caller's contract.
+        unsafe {
+            merge_forward(
+                self.ids(),
+                self.weights(),
+                new,
+                block.as_ptr(),
+                weighted.then(|| weights_ptr(block, cap)),
+            );
+        }
+        len
     }
 
     /// Whether the list's array lies in a slab.

@@ -2,14 +2,16 @@
 //! Algorithms 7-8): group by source, sort in parallel, then change every
 //! modified segment in parallel, one rayon task per segment.
 
+use crate::adjacency::AdjList;
 use crate::segment::{Editor, Segment, merge_sorted};
 use crate::store::CsrPP;
 use dyngraph_core::{Edge, Error, Graph, Result, Semantics, UpdateReport, VertexId, Weight};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// Up to this many new edges for one vertex are inserted one by one
-/// (binary search and shift in place); more are merged into a fresh array.
+/// Into a list holding tombstones, up to this many new edges are inserted
+/// one by one (binary search and shift in place, reviving tombstones);
+/// more are merged into a fresh array that drops them.
 const SMALL_GROUP: usize = 8;
 
 /// Batches up to this size are inserted one edge at a time, in order.
@@ -54,6 +56,40 @@ fn per_segment<T: Sync, R: Send>(
         .collect()
 }
 
+/// Inserts one source's sorted group of batch entries into a list that
+/// holds tombstones (rare: logical deletes not yet compacted): slot by slot
+/// for small groups (reviving tombstones under set semantics), otherwise
+/// one merge through `scratch` that drops the tombstones. Calls `added`
+/// for each edge added; returns their number.
+///
+/// # Safety
+/// `list` lives in the store whose allocator `editor` holds.
+unsafe fn insert_with_tombstones(
+    editor: &Editor<'_>,
+    list: &mut AdjList,
+    group: &[Entry],
+    semantics: Semantics,
+    set_union: bool,
+    scratch: &mut (Vec<u32>, Vec<Weight>),
+    mut added: impl FnMut(VertexId),
+) -> u64 {
+    if group.len() <= SMALL_GROUP {
+        let mut count = 0;
+        for &(_, dst, weight) in group {
+            // SAFETY: forwarded contract.
+            if unsafe { editor.insert(list, dst, weight, semantics) } {
+                count += 1;
+                added(dst);
+            }
+        }
+        count
+    } else {
+        let buffer: Vec<(VertexId, Weight)> = group.iter().map(|&(_, dst, w)| (dst, w)).collect();
+        // SAFETY: forwarded contract.
+        unsafe { merge_sorted(editor, list, &buffer, set_union, scratch, added) }
+    }
+}
+
 impl CsrPP {
     /// Inserts a batch whose ids are already admitted (checked and the
     /// graph grown). `set_union` forces set semantics (graph algebra);
@@ -85,6 +121,7 @@ impl CsrPP {
         let track = self.config.reverse_edges || self.deleted_vertices > 0;
         let mask = self.segment_size() - 1;
         let headroom = self.config.slab_headroom;
+        let repack = self.config.segment_repack;
         let ranges = segment_ranges(&batch, |e| e.0, self.shift, self.segments.len());
         let editor = Editor {
             allocator: &self.allocator,
@@ -92,7 +129,6 @@ impl CsrPP {
         };
         let results = per_segment(&mut self.segments, &ranges, &batch, |data, part| {
             let mut scratch = (Vec::new(), Vec::new());
-            let mut group_buffer: Vec<(VertexId, Weight)> = Vec::new();
             let mut added_edges: Vec<Entry> = Vec::new();
             let (mut added, mut undeleted) = (0u64, 0u64);
             if data.live_edges == 0 && data.out.iter().all(|list| list.len() == 0) {
@@ -123,31 +159,24 @@ impl CsrPP {
                 data.live_edges += added;
                 return (added, undeleted, added_edges);
             }
+            // New slots per touched list, merged in one pass per segment
+            // (lists with tombstones take the slot-by-slot path).
+            let mut pending: Vec<(VertexId, Weight)> = Vec::with_capacity(part.len());
+            let mut groups: Vec<(usize, usize, usize)> = Vec::new();
             for group in part.chunk_by(|a, b| a.0 == b.0) {
                 let src = group[0].0;
                 let index = src as usize & mask;
                 let list = &mut data.out[index];
                 let before = added;
-                if group.len() <= SMALL_GROUP {
-                    for &(_, dst, weight) in group {
-                        // SAFETY: the list lives in this store, whose
-                        // allocator `editor` holds.
-                        if unsafe { editor.insert(list, dst, weight, semantics) } {
-                            added += 1;
-                            if track {
-                                added_edges.push((dst, src, 0.0));
-                            }
-                        }
-                    }
-                } else {
-                    group_buffer.clear();
-                    group_buffer.extend(group.iter().map(|&(_, dst, w)| (dst, w)));
-                    // SAFETY: as above.
+                if list.tombstones() > 0 {
+                    // SAFETY: the list lives in this store, whose
+                    // allocator `editor` holds.
                     added += unsafe {
-                        merge_sorted(
+                        insert_with_tombstones(
                             &editor,
                             list,
-                            &group_buffer,
+                            group,
+                            semantics,
                             set_union,
                             &mut scratch,
                             |dst| {
@@ -157,11 +186,32 @@ impl CsrPP {
                             },
                         )
                     };
+                } else {
+                    let start = pending.len();
+                    for &(_, dst, weight) in group {
+                        if set_union
+                            && (pending[start..].last().is_some_and(|l| l.0 == dst)
+                                || list.contains_live(dst))
+                        {
+                            continue;
+                        }
+                        pending.push((dst, weight));
+                        if track {
+                            added_edges.push((dst, src, 0.0));
+                        }
+                    }
+                    if pending.len() > start {
+                        groups.push((index, start, pending.len()));
+                        added += (pending.len() - start) as u64;
+                    }
                 }
                 if added > before {
                     undeleted += u64::from(data.undelete(index));
                 }
             }
+            // SAFETY: the segment lives in this store, whose allocator
+            // `editor` holds.
+            unsafe { data.merge_groups(editor.allocator, false, repack, &pending, &groups) };
             data.live_edges += added;
             (added, undeleted, added_edges)
         });
@@ -185,6 +235,7 @@ impl CsrPP {
         let reverse = self.config.reverse_edges;
         let mask = self.segment_size() - 1;
         let headroom = self.config.slab_headroom;
+        let repack = self.config.segment_repack;
         let ranges = segment_ranges(reversed, |e| e.0, self.shift, self.segments.len());
         let editor = Editor {
             allocator: &self.allocator,
@@ -192,7 +243,6 @@ impl CsrPP {
         };
         let undeleted: u64 = per_segment(&mut self.segments, &ranges, reversed, |data, part| {
             let mut scratch = (Vec::new(), Vec::new());
-            let mut group_buffer: Vec<(VertexId, Weight)> = Vec::new();
             let mut undeleted = 0;
             if reverse && data.incoming.iter().all(|list| list.len() == 0) {
                 // Bulk load: pack the in-lists into a slab too.
@@ -208,6 +258,8 @@ impl CsrPP {
                 data.fill_from_runs(editor.allocator, headroom, true, &ids, &[], &runs);
                 return undeleted;
             }
+            let mut pending: Vec<(VertexId, Weight)> = Vec::with_capacity(part.len());
+            let mut groups: Vec<(usize, usize, usize)> = Vec::new();
             for group in part.chunk_by(|a, b| a.0 == b.0) {
                 let index = group[0].0 as usize & mask;
                 undeleted += u64::from(data.undelete(index));
@@ -215,21 +267,29 @@ impl CsrPP {
                     continue;
                 }
                 let list = &mut data.incoming[index];
-                if group.len() <= SMALL_GROUP {
-                    for &(_, src, _) in group {
-                        // SAFETY: the list lives in this store, whose
-                        // allocator `editor` holds.
-                        unsafe { editor.insert(list, src, 0.0, Semantics::Multigraph) };
-                    }
-                } else {
-                    group_buffer.clear();
-                    group_buffer.extend(group.iter().map(|&(_, src, _)| (src, 0.0)));
-                    // SAFETY: as above.
+                if list.tombstones() > 0 {
+                    // SAFETY: the list lives in this store, whose
+                    // allocator `editor` holds.
                     unsafe {
-                        merge_sorted(&editor, list, &group_buffer, false, &mut scratch, |_| {})
+                        insert_with_tombstones(
+                            &editor,
+                            list,
+                            group,
+                            Semantics::Multigraph,
+                            false,
+                            &mut scratch,
+                            |_| {},
+                        )
                     };
+                } else {
+                    let start = pending.len();
+                    pending.extend(group.iter().map(|&(_, src, _)| (src, 0.0)));
+                    groups.push((index, start, pending.len()));
                 }
             }
+            // SAFETY: the segment lives in this store, whose allocator
+            // `editor` holds.
+            unsafe { data.merge_groups(editor.allocator, true, repack, &pending, &groups) };
             undeleted
         })
         .into_iter()

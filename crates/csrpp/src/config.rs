@@ -60,6 +60,13 @@ pub struct CsrPPConfig {
     /// stay in place (and the packed scan layout survives updates) until a
     /// vertex outgrows it, at the price of about 1.4× the edge memory.
     pub slab_headroom: bool,
+    /// Re-pack a segment's lists into one fresh slab (power-of-two
+    /// capacities, packed in vertex order) during a batch insert once at
+    /// least half of its slots would live in separate blocks: CSR++'s
+    /// per-segment relocation, amortised, so scans keep the packed layout
+    /// after many batches. Costs at most about twice the copying the
+    /// relocations themselves did. Default on.
+    pub segment_repack: bool,
     /// Refuse ids that would take the graph past this many vertices
     /// (at most [`MAX_VERTEX_LIMIT`]).
     pub vertex_limit: usize,
@@ -76,6 +83,7 @@ impl Default for CsrPPConfig {
             allocator: AllocatorKind::Arena,
             external_keys: false,
             slab_headroom: false,
+            segment_repack: true,
             vertex_limit: DEFAULT_VERTEX_LIMIT,
         }
     }
@@ -127,6 +135,12 @@ impl CsrPPConfig {
     /// Sets [`CsrPPConfig::slab_headroom`].
     pub fn slab_headroom(mut self, slab_headroom: bool) -> Self {
         self.slab_headroom = slab_headroom;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::segment_repack`].
+    pub fn segment_repack(mut self, segment_repack: bool) -> Self {
+        self.segment_repack = segment_repack;
         self
     }
 

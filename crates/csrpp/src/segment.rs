@@ -158,6 +158,131 @@ impl SegmentData {
         }
     }
 
+    /// Merges sorted groups of new slots into lists without tombstones of
+    /// this segment (`incoming` or out): group `(index, start, end)` adds
+    /// `pending[start..end]` to the list of vertex `index`; groups are in
+    /// increasing `index` order.
+    ///
+    /// With `repack`, when earlier batches have left at least half of the
+    /// side's short-list slots outside slabs (see [`should_repack`]),
+    /// every list is instead written, merged, into one fresh slab in
+    /// vertex order with its power-of-two capacity — except inline lists
+    /// and changing lists longer than [`PACK_LIMIT`] — and the blocks and
+    /// unused slabs are released: one pass over the segment restores the
+    /// packed scan layout a bulk load gives, with headroom so that later
+    /// inserts stay in place. Sides holding tombstones are never re-packed.
+    ///
+    /// # Safety
+    /// `allocator` is the allocator of the store this segment lives in.
+    pub(crate) unsafe fn merge_groups(
+        &mut self,
+        allocator: &EdgeAllocator,
+        incoming: bool,
+        repack: bool,
+        pending: &[(VertexId, Weight)],
+        groups: &[(usize, usize, usize)],
+    ) {
+        if groups.is_empty() {
+            return;
+        }
+        let lists = if incoming {
+            &mut self.incoming
+        } else {
+            &mut self.out
+        };
+        if repack && should_repack(lists) {
+            // SAFETY: forwarded contract.
+            unsafe { self.repack(allocator, incoming, pending, groups) };
+            return;
+        }
+        for &(index, start, end) in groups {
+            // SAFETY: forwarded contract.
+            unsafe { lists[index].merge_in(allocator, &pending[start..end]) };
+        }
+    }
+
+    /// The re-packing half of [`SegmentData::merge_groups`].
+    ///
+    /// # Safety
+    /// As for [`SegmentData::merge_groups`]; no list of the side holds
+    /// tombstones.
+    unsafe fn repack(
+        &mut self,
+        allocator: &EdgeAllocator,
+        incoming: bool,
+        pending: &[(VertexId, Weight)],
+        groups: &[(usize, usize, usize)],
+    ) {
+        let lists = if incoming {
+            &mut self.incoming
+        } else {
+            &mut self.out
+        };
+        let weighted = lists.first().is_some_and(AdjList::is_weighted);
+        let words_per_slot = block_bytes(1, weighted) / 4;
+        let added = |g: usize| {
+            groups
+                .get(g)
+                .map(|&(index, start, end)| (index, end - start))
+        };
+        // Pass 1: the slab's size from every list's final length.
+        let mut words = 0;
+        let mut g = 0;
+        for (index, list) in lists.iter().enumerate() {
+            let mut len = list.len();
+            if let Some((at, count)) = added(g)
+                && at == index
+            {
+                len += count;
+                g += 1;
+            }
+            if packs(list, len) {
+                words += capacity_for(len) * words_per_slot;
+            }
+        }
+        let slab = Slab::new(words.max(1));
+        // Pass 2: merge each list into its place in the slab.
+        let mut offset = 0;
+        let mut g = 0;
+        for (index, list) in lists.iter_mut().enumerate() {
+            let mut new: &[(VertexId, Weight)] = &[];
+            if let Some(&(at, start, end)) = groups.get(g)
+                && at == index
+            {
+                new = &pending[start..end];
+                g += 1;
+            }
+            let len = list.len() + new.len();
+            if !packs(list, len) {
+                // Empty, inline, or long and changing: merged on its own.
+                // SAFETY: forwarded contract.
+                unsafe { list.merge_in(allocator, new) };
+                continue;
+            }
+            let cap = capacity_for(len);
+            // SAFETY: pass 1 reserved `cap * words_per_slot` words at
+            // `offset` for this list (in vertex order, as here), inside the
+            // fresh slab, which overlaps no list's array. The merged slots
+            // are written before the list is pointed at them; the old
+            // array is released (a block) or left to its slab, which is
+            // dropped below once unused.
+            unsafe {
+                let block = NonNull::new_unchecked(slab.start().as_ptr().add(offset));
+                list.write_merged(new, block, cap);
+                let deleted = list.is_vertex_deleted();
+                list.free(allocator);
+                *list = AdjList::from_slab(block, len, weighted, false);
+                list.set_vertex_deleted(deleted);
+            }
+            offset += cap * words_per_slot;
+        }
+        debug_assert_eq!(offset, words);
+        if words > 0 {
+            self.slabs.push(slab);
+        }
+        self.drop_unused_slabs();
+    }
+
     /// Clears vertex `index`'s deleted flag (an edge now touches it);
     /// `true` if it was set.
     pub(crate) fn undelete(&mut self, index: usize) -> bool {
@@ -191,6 +316,48 @@ impl SegmentData {
             unsafe { list.release_on_drop(allocator) };
         }
     }
+}
+
+/// Lists longer than this many slots are left out of a re-pack when they
+/// change (they are merged into a block of their own): a long array is a
+/// sequential scan by itself, and copying hub arrays on every re-pack is
+/// what would make re-packing cost more than it saves.
+pub(crate) const PACK_LIMIT: usize = 1024;
+
+/// Whether a re-pack moves the list of final length `len` into the new
+/// slab: when it has two to [`PACK_LIMIT`] slots, or more but is untouched
+/// and in a slab (so the old slab can go).
+fn packs(list: &AdjList, len: usize) -> bool {
+    len >= 2 && (len <= PACK_LIMIT || (len == list.len() && list.is_in_slab()))
+}
+
+/// Whether at least half of the slots of `lists`' short lists (two to
+/// [`PACK_LIMIT`] slots) already live in allocator blocks rather than
+/// slabs, and no list holds a tombstone.
+///
+/// Only lists that left their slab in earlier batches count, not those
+/// this batch will move: so the first batch after a bulk load relocates
+/// what it touches as before, and the next batch into the segment packs
+/// it again. A re-pack thus costs one pass over the segment per batch at
+/// most, and only where earlier batches scattered it.
+fn should_repack(lists: &[AdjList]) -> bool {
+    /// Segments with fewer slots are left alone: re-packing them saves
+    /// little and costs a slab allocation.
+    const MIN_SLOTS: usize = 64;
+    let (mut total, mut outside) = (0, 0);
+    for list in lists {
+        if list.tombstones() > 0 {
+            return false;
+        }
+        let len = list.len();
+        if (2..=PACK_LIMIT).contains(&len) {
+            total += len;
+            if !list.is_in_slab() {
+                outside += len;
+            }
+        }
+    }
+    total >= MIN_SLOTS && 2 * outside >= total
 }
 
 /// The edits of one list, with the store's allocator and delete mode.
