@@ -25,6 +25,24 @@ pub(crate) struct SegmentData {
     pub(crate) properties: Vec<Box<[f64]>>,
     /// Packed arrays from bulk loads that lists of this segment point into.
     pub(crate) slabs: Vec<Slab>,
+    /// Per side (out, in): slots the last packing (bulk load or re-pack)
+    /// put into a slab, and an estimate of the slots batches have since
+    /// left in allocator blocks (the lengths of the lists a batch merge
+    /// left outside a slab, so an over-estimate). Only when the estimate
+    /// reaches half of what was packed does a batch look at the lists to
+    /// decide on a re-pack, which keeps that scan off the common path.
+    pub(crate) packing: [Packing; 2],
+}
+
+/// See [`SegmentData::packing`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Packing {
+    packed: usize,
+    unpacked: usize,
+}
+
+fn side(incoming: bool) -> usize {
+    usize::from(incoming)
 }
 
 /// A segment with its lock (one `parking_lot` mutex per segment).
@@ -46,6 +64,7 @@ impl SegmentData {
                 .map(|&default| vec![default; size].into_boxed_slice())
                 .collect(),
             slabs: Vec::new(),
+            packing: [Packing::default(); 2],
         }
     }
 
@@ -74,6 +93,7 @@ impl SegmentData {
             deleted_vertices: self.deleted_vertices,
             properties: self.properties.clone(),
             slabs,
+            packing: self.packing,
         }
     }
 
@@ -156,6 +176,10 @@ impl SegmentData {
         if let Some(slab) = slab {
             self.slabs.push(slab);
         }
+        self.packing[side(incoming)] = Packing {
+            packed: ids.len(),
+            unpacked: 0,
+        };
     }
 
     /// Merges sorted groups of new slots into lists without tombstones of
@@ -190,14 +214,20 @@ impl SegmentData {
         } else {
             &mut self.out
         };
-        if repack && should_repack(lists) {
+        let packing = &mut self.packing[side(incoming)];
+        let likely = 2 * packing.unpacked >= packing.packed.max(MIN_REPACK_SLOTS);
+        if repack && likely && should_repack(lists) {
             // SAFETY: forwarded contract.
             unsafe { self.repack(allocator, incoming, pending, groups) };
             return;
         }
         for &(index, start, end) in groups {
+            let list = &mut lists[index];
             // SAFETY: forwarded contract.
-            unsafe { lists[index].merge_in(allocator, &pending[start..end]) };
+            unsafe { list.merge_in(allocator, &pending[start..end]) };
+            if list.len() >= 2 && !list.is_in_slab() {
+                packing.unpacked += list.len();
+            }
         }
     }
 
@@ -280,7 +310,40 @@ impl SegmentData {
         if words > 0 {
             self.slabs.push(slab);
         }
+        self.packing[side(incoming)] = Packing {
+            packed: words / words_per_slot,
+            unpacked: 0,
+        };
         self.drop_unused_slabs();
+    }
+
+    /// Inserts one edge into list `index` of `incoming` or out (see
+    /// [`Editor::insert`]), noting an array that leaves its slab in the
+    /// re-pack estimate ([`SegmentData::packing`]); `true` if added.
+    ///
+    /// # Safety
+    /// The segment lives in the store whose allocator `editor` holds.
+    pub(crate) unsafe fn insert_one(
+        &mut self,
+        editor: &Editor<'_>,
+        incoming: bool,
+        index: usize,
+        id: VertexId,
+        weight: Weight,
+        semantics: Semantics,
+    ) -> bool {
+        let list = if incoming {
+            &mut self.incoming[index]
+        } else {
+            &mut self.out[index]
+        };
+        let was_in_slab = list.is_in_slab();
+        // SAFETY: forwarded contract.
+        let added = unsafe { editor.insert(list, id, weight, semantics) };
+        if was_in_slab && !list.is_in_slab() {
+            self.packing[side(incoming)].unpacked += list.len();
+        }
+        added
     }
 
     /// Clears vertex `index`'s deleted flag (an edge now touches it);
@@ -318,6 +381,10 @@ impl SegmentData {
     }
 }
 
+/// Segment sides with fewer short-list slots are never re-packed: it
+/// saves little and costs a slab allocation.
+const MIN_REPACK_SLOTS: usize = 64;
+
 /// Lists longer than this many slots are left out of a re-pack when they
 /// change (they are merged into a block of their own): a long array is a
 /// sequential scan by itself, and copying hub arrays on every re-pack is
@@ -341,9 +408,6 @@ fn packs(list: &AdjList, len: usize) -> bool {
 /// it again. A re-pack thus costs one pass over the segment per batch at
 /// most, and only where earlier batches scattered it.
 fn should_repack(lists: &[AdjList]) -> bool {
-    /// Segments with fewer slots are left alone: re-packing them saves
-    /// little and costs a slab allocation.
-    const MIN_SLOTS: usize = 64;
     let (mut total, mut outside) = (0, 0);
     for list in lists {
         if list.tombstones() > 0 {
@@ -357,7 +421,7 @@ fn should_repack(lists: &[AdjList]) -> bool {
             }
         }
     }
-    total >= MIN_SLOTS && 2 * outside >= total
+    total >= MIN_REPACK_SLOTS && 2 * outside >= total
 }
 
 /// The edits of one list, with the store's allocator and delete mode.

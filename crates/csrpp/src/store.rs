@@ -267,7 +267,7 @@ impl CsrPP {
         };
         let data = self.segments[s].get_mut();
         // SAFETY: the list lives in this store, whose allocator `editor` holds.
-        let added = unsafe { editor.insert(&mut data.out[i], dst, weight, semantics) };
+        let added = unsafe { data.insert_one(&editor, false, i, dst, weight, semantics) };
         if !added {
             return false;
         }
@@ -278,7 +278,7 @@ impl CsrPP {
         undeleted += u64::from(target.undelete(j));
         if self.config.reverse_edges {
             // SAFETY: as above.
-            unsafe { editor.insert(&mut target.incoming[j], src, 0.0, Semantics::Multigraph) };
+            unsafe { target.insert_one(&editor, true, j, src, 0.0, Semantics::Multigraph) };
         }
         self.deleted_vertices -= undeleted;
         true
