@@ -49,14 +49,17 @@ fn side(incoming: bool) -> usize {
 pub(crate) type Segment = parking_lot::Mutex<SegmentData>;
 
 impl SegmentData {
-    pub(crate) fn new(size: usize, weighted: bool, reverse: bool, defaults: &[f64]) -> Self {
+    /// A segment over empty entry arrays `out` and `incoming` (empty when
+    /// reverse edges are off), properties at their defaults.
+    pub(crate) fn with_entries(
+        out: Box<[AdjList]>,
+        incoming: Box<[AdjList]>,
+        defaults: &[f64],
+    ) -> Self {
+        let size = out.len();
         Self {
-            out: (0..size).map(|_| AdjList::new(weighted)).collect(),
-            incoming: if reverse {
-                (0..size).map(|_| AdjList::new(false)).collect()
-            } else {
-                Box::default()
-            },
+            out,
+            incoming,
             live_edges: 0,
             deleted_vertices: 0,
             properties: defaults
