@@ -60,12 +60,14 @@ pub struct CsrPPConfig {
     /// stay in place (and the packed scan layout survives updates) until a
     /// vertex outgrows it, at the price of about 1.4× the edge memory.
     pub slab_headroom: bool,
-    /// Re-pack a segment's lists into one fresh slab (power-of-two
-    /// capacities, packed in vertex order) during a batch insert once at
-    /// least half of its slots would live in separate blocks: CSR++'s
-    /// per-segment relocation, amortised, so scans keep the packed layout
-    /// after many batches. Costs at most about twice the copying the
-    /// relocations themselves did. Default on.
+    /// Re-pack a segment's lists into one fresh slab, in vertex order,
+    /// during a batch insert once earlier updates have left a share of
+    /// them (1/32 of the slots of lists up to 1,024 slots) in separate
+    /// blocks: CSR++'s per-segment relocation, amortised, so scans keep
+    /// the packed layout after many batches. Lists the batch adds to get
+    /// their power-of-two capacity in the slab (room to grow in place),
+    /// the others exactly their length. The first batch after a bulk load
+    /// never re-packs (nothing has left the slabs yet). Default on.
     pub segment_repack: bool,
     /// Refuse ids that would take the graph past this many vertices
     /// (at most [`MAX_VERTEX_LIMIT`]).

@@ -29,7 +29,7 @@ pub(crate) struct SegmentData {
     /// put into a slab, and an estimate of the slots batches have since
     /// left in allocator blocks (the lengths of the lists a batch merge
     /// left outside a slab, so an over-estimate). Only when the estimate
-    /// reaches half of what was packed does a batch look at the lists to
+    /// reaches 1/[`REPACK_SHARE`] of what was packed does a batch look at the lists to
     /// decide on a re-pack, which keeps that scan off the common path.
     pub(crate) packing: [Packing; 2],
 }
@@ -190,14 +190,15 @@ impl SegmentData {
     /// `pending[start..end]` to the list of vertex `index`; groups are in
     /// increasing `index` order.
     ///
-    /// With `repack`, when earlier batches have left at least half of the
+    /// With `repack`, when earlier batches have left at least 1/[`REPACK_SHARE`] of the
     /// side's short-list slots outside slabs (see [`should_repack`]),
     /// every list is instead written, merged, into one fresh slab in
-    /// vertex order with its power-of-two capacity — except inline lists
-    /// and changing lists longer than [`PACK_LIMIT`] — and the blocks and
-    /// unused slabs are released: one pass over the segment restores the
-    /// packed scan layout a bulk load gives, with headroom so that later
-    /// inserts stay in place. Sides holding tombstones are never re-packed.
+    /// vertex order — except inline lists and changing lists longer than
+    /// [`PACK_LIMIT`] — with the capacity [`repacked_capacity`] gives, and
+    /// the blocks and unused slabs are released: one pass over the segment
+    /// restores the packed scan layout of a bulk load, with room to grow
+    /// where this batch inserted. Sides holding tombstones are never
+    /// re-packed.
     ///
     /// # Safety
     /// `allocator` is the allocator of the store this segment lives in.
@@ -218,7 +219,7 @@ impl SegmentData {
             &mut self.out
         };
         let packing = &mut self.packing[side(incoming)];
-        let likely = 2 * packing.unpacked >= packing.packed.max(MIN_REPACK_SLOTS);
+        let likely = REPACK_SHARE * packing.unpacked >= packing.packed.max(MIN_REPACK_SLOTS);
         if repack && likely && should_repack(lists) {
             // SAFETY: forwarded contract.
             unsafe { self.repack(allocator, incoming, pending, groups) };
@@ -234,7 +235,7 @@ impl SegmentData {
         }
     }
 
-    /// The re-packing half of [`SegmentData::merge_groups`].
+    /// The re-packing part of [`SegmentData::merge_groups`].
     ///
     /// # Safety
     /// As for [`SegmentData::merge_groups`]; no list of the side holds
@@ -270,7 +271,7 @@ impl SegmentData {
                 g += 1;
             }
             if packs(list, len) {
-                words += capacity_for(len) * words_per_slot;
+                words += repacked_capacity(len, len > list.len()) * words_per_slot;
             }
         }
         let slab = Slab::new(words.max(1));
@@ -292,7 +293,8 @@ impl SegmentData {
                 unsafe { list.merge_in(allocator, new) };
                 continue;
             }
-            let cap = capacity_for(len);
+            let grows = !new.is_empty();
+            let cap = repacked_capacity(len, grows);
             // SAFETY: pass 1 reserved `cap * words_per_slot` words at
             // `offset` for this list (in vertex order, as here), inside the
             // fresh slab, which overlaps no list's array. The merged slots
@@ -304,7 +306,7 @@ impl SegmentData {
                 list.write_merged(new, block, cap);
                 let deleted = list.is_vertex_deleted();
                 list.free(allocator);
-                *list = AdjList::from_slab(block, len, weighted, false);
+                *list = AdjList::from_slab(block, len, weighted, !grows);
                 list.set_vertex_deleted(deleted);
             }
             offset += cap * words_per_slot;
@@ -384,6 +386,15 @@ impl SegmentData {
     }
 }
 
+/// A segment side is re-packed once 1/`REPACK_SHARE` of its short-list
+/// slots live outside slabs. Small, because what a scan pays for is every
+/// array out of place (a jump, and lines of neighbouring blocks pulled
+/// into the cache), while a re-pack costs one copy of the segment, which
+/// the batch's merges mostly do anyway; on a Kronecker stream, 100 batches
+/// leave about 10 % of the arrays out of place with 1/32 against 57 %
+/// with 1/2 and 99 % without re-packing (`BENCHMARKS.md`, issue 6).
+const REPACK_SHARE: usize = 32;
+
 /// Segment sides with fewer short-list slots are never re-packed: it
 /// saves little and costs a slab allocation.
 const MIN_REPACK_SLOTS: usize = 64;
@@ -394,6 +405,14 @@ const MIN_REPACK_SLOTS: usize = 64;
 /// what would make re-packing cost more than it saves.
 pub(crate) const PACK_LIMIT: usize = 1024;
 
+/// The capacity a re-pack gives a list of `len` slots: its power of two
+/// when this batch adds to it (what grows now tends to grow again, so it
+/// gets room to do so in place), else exactly `len` (dense, as after a
+/// bulk load: a scan then streams no gaps through the cache).
+fn repacked_capacity(len: usize, grows: bool) -> usize {
+    if grows { capacity_for(len) } else { len }
+}
+
 /// Whether a re-pack moves the list of final length `len` into the new
 /// slab: when it has two to [`PACK_LIMIT`] slots, or more but is untouched
 /// and in a slab (so the old slab can go).
@@ -401,15 +420,16 @@ fn packs(list: &AdjList, len: usize) -> bool {
     len >= 2 && (len <= PACK_LIMIT || (len == list.len() && list.is_in_slab()))
 }
 
-/// Whether at least half of the slots of `lists`' short lists (two to
+/// Whether at least 1/[`REPACK_SHARE`] of the slots of `lists`' short lists (two to
 /// [`PACK_LIMIT`] slots) already live in allocator blocks rather than
 /// slabs, and no list holds a tombstone.
 ///
-/// Only lists that left their slab in earlier batches count, not those
+/// Only lists that left their slab in earlier updates count, not those
 /// this batch will move: so the first batch after a bulk load relocates
-/// what it touches as before, and the next batch into the segment packs
-/// it again. A re-pack thus costs one pass over the segment per batch at
-/// most, and only where earlier batches scattered it.
+/// what it touches as before (and costs no more than it did), and a later
+/// batch into the segment packs it again. A re-pack thus costs one pass
+/// over the segment per batch at most, and only where earlier updates
+/// scattered it.
 fn should_repack(lists: &[AdjList]) -> bool {
     let (mut total, mut outside) = (0, 0);
     for list in lists {
@@ -424,7 +444,7 @@ fn should_repack(lists: &[AdjList]) -> bool {
             }
         }
     }
-    total >= MIN_REPACK_SLOTS && 2 * outside >= total
+    total >= MIN_REPACK_SLOTS && REPACK_SHARE * outside >= total
 }
 
 /// The edits of one list, with the store's allocator and delete mode.
