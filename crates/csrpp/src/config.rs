@@ -62,12 +62,18 @@ pub struct CsrPPConfig {
     pub slab_headroom: bool,
     /// Re-pack a segment's lists into one fresh slab, in vertex order,
     /// during a batch insert once earlier updates have left a share of
-    /// them (1/32 of the slots of lists up to 1,024 slots) in separate
-    /// blocks: CSR++'s per-segment relocation, amortised, so scans keep
-    /// the packed layout after many batches. Lists the batch adds to get
-    /// their power-of-two capacity in the slab (room to grow in place),
-    /// the others exactly their length. The first batch after a bulk load
-    /// never re-packs (nothing has left the slabs yet). Default on.
+    /// them (a quarter of the slots of lists up to 1,024 slots) in
+    /// separate blocks: CSR++'s per-segment relocation, amortised, so
+    /// scans keep a packed layout after many batches. Lists the batch adds
+    /// to get their power-of-two capacity in the slab (room to grow in
+    /// place), the others exactly their length. The first batch after a
+    /// bulk load never re-packs (nothing has left the slabs yet).
+    ///
+    /// Off by default: on a Kronecker stream, 100 batches of 0.5 % took
+    /// about 1.8× as long with it, for about 20 % less memory after the
+    /// batches (14.8 instead of 18.7 bytes per edge with in-edges) and no
+    /// PageRank or BFS speed-up beyond the noise (`BENCHMARKS.md`, issue
+    /// 6, second pass).
     pub segment_repack: bool,
     /// Refuse ids that would take the graph past this many vertices
     /// (at most [`MAX_VERTEX_LIMIT`]).
@@ -85,7 +91,7 @@ impl Default for CsrPPConfig {
             allocator: AllocatorKind::Arena,
             external_keys: false,
             slab_headroom: false,
-            segment_repack: true,
+            segment_repack: false,
             vertex_limit: DEFAULT_VERTEX_LIMIT,
         }
     }

@@ -387,13 +387,12 @@ impl SegmentData {
 }
 
 /// A segment side is re-packed once 1/`REPACK_SHARE` of its short-list
-/// slots live outside slabs. Small, because what a scan pays for is every
-/// array out of place (a jump, and lines of neighbouring blocks pulled
-/// into the cache), while a re-pack costs one copy of the segment, which
-/// the batch's merges mostly do anyway; on a Kronecker stream, 100 batches
-/// leave about 10 % of the arrays out of place with 1/32 against 57 %
-/// with 1/2 and 99 % without re-packing (`BENCHMARKS.md`, issue 6).
-const REPACK_SHARE: usize = 32;
+/// slots live outside slabs. On a Kronecker stream, 100 batches leave
+/// about 10 % of the arrays out of place with 1/32, 26 % with 1/4, 55 %
+/// with 1/2 and 99 % without re-packing, while the batches take 2.9×,
+/// 1.8× and 1.5× as long as without (`BENCHMARKS.md`, issue 6, second
+/// pass); 1/4 is the middle.
+const REPACK_SHARE: usize = 4;
 
 /// Segment sides with fewer short-list slots are never re-packed: it
 /// saves little and costs a slab allocation.

@@ -42,17 +42,16 @@ pub struct VertexPropertyId(pub(crate) usize);
 ///   (`O(b log b)`), then per modified segment in parallel a merge of each
 ///   touched vertex's array with its new edges (`O(k log d)` searches plus
 ///   one copy of the array when it must move; in place when it has room).
-///   A segment that earlier updates scattered is re-packed into one slab
-///   instead (`O(segment)`, see [`CsrPPConfig::segment_repack`]).
+///   With [`CsrPPConfig::segment_repack`], a segment that earlier updates
+///   scattered is re-packed into one slab instead (`O(segment)`).
 /// - **Scan**: one slice per vertex, as in CSR, reached through two
 ///   indirections (segment, entry); degree-1 vertices need no array.
 /// - **Memory**: 16 bytes per vertex entry (32 with reverse edges), plus
 ///   per edge 4 bytes (8 weighted) — exactly, right after a bulk load
 ///   (arrays packed per segment; 1.17× `Csr` on a Kronecker graph), and
 ///   rounded up to the vertex's power-of-two capacity once it has been
-///   updated (between 1× and 2×), until a re-pack packs the arrays a batch
-///   did not touch exactly again (about 1.5× `Csr` after 100 batches on a
-///   Kronecker graph; 1.9× without re-packing) —
+///   updated (between 1× and 2×; about 1.9× `Csr` after 100 batches on a
+///   Kronecker graph, 1.5× with [`CsrPPConfig::segment_repack`]) —
 ///   plus the in-lists' 4 bytes per edge with reverse edges.
 ///
 /// # Concurrency

@@ -172,7 +172,7 @@ proptest! {
         config_index in 0usize..32,
         ops in prop::collection::vec(op(32), 1..30),
     ) {
-        let config = all_configs(&[8])[config_index].clone();
+        let config = all_configs(&[8])[config_index].clone().segment_repack(true);
         run(config.clone(), &ops).map_err(|e| TestCaseError::fail(format!("{config:?}: {e}")))?;
     }
 }
@@ -187,6 +187,7 @@ fn batches_repack_scattered_segments_in_vertex_order() {
         for semantics in [Semantics::Multigraph, Semantics::Simple] {
             for weighted in [false, true] {
                 let config = CsrPPConfig::default()
+                    .segment_repack(true)
                     .segment_size(16)
                     .allocator(allocator)
                     .semantics(semantics)
