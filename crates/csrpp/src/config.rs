@@ -71,9 +71,9 @@ pub struct CsrPPConfig {
     ///
     /// Off by default: on a Kronecker stream, 100 batches of 0.5 % took
     /// about 1.8× as long with it, for about 20 % less memory after the
-    /// batches (14.8 instead of 18.7 bytes per edge with in-edges) and no
-    /// PageRank or BFS speed-up beyond the noise (`BENCHMARKS.md`, issue
-    /// 6, second pass).
+    /// batches (14.8-15.0 instead of 18.6-18.7 bytes per edge with
+    /// in-edges) and PageRank a few per cent faster at best, BFS not
+    /// measurably (`BENCHMARKS.md`, issue 6, second pass).
     pub segment_repack: bool,
     /// Refuse ids that would take the graph past this many vertices
     /// (at most [`MAX_VERTEX_LIMIT`]).
