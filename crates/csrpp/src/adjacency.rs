@@ -1016,6 +1016,84 @@ mod tests {
         }
     }
 
+    /// `merge_in` through each of its cases — into an empty and an inline
+    /// list, backward in place (block with room, slab with headroom), and
+    /// into a new block (full block, exact slab) — against a merged model,
+    /// with weights and with equal ids (new ones after the old).
+    #[test]
+    fn merge_in_moves_each_slot_once_and_keeps_weights_aligned() {
+        fn merged(old: &[(u32, f32)], new: &[(u32, f32)]) -> Vec<(u32, f32)> {
+            let mut all: Vec<(u32, f32)> = old.to_vec();
+            for &(id, w) in new {
+                let at = all.partition_point(|&(o, _)| o <= id);
+                all.insert(at, (id, w));
+            }
+            all
+        }
+        let old: Vec<(u32, f32)> = (0..5).map(|i| (i * 10, i as f32)).collect();
+        let groups: [&[(u32, f32)]; 4] = [
+            &[(10, 0.5)],
+            &[(0, 0.25), (25, 2.5), (40, 4.5), (99, 9.9)],
+            &[(5, 0.1), (5, 0.2), (45, 4.4)],
+            &[],
+        ];
+        for kind in [AllocatorKind::System, AllocatorKind::Arena] {
+            let allocator = EdgeAllocator::new(kind);
+            for weighted in [false, true] {
+                let weigh = |slots: &[(u32, f32)]| -> Vec<(u32, f32)> {
+                    slots
+                        .iter()
+                        .map(|&(id, w)| (id, if weighted { w } else { 1.0 }))
+                        .collect()
+                };
+                for group in groups {
+                    for start in [0usize, 1, 5] {
+                        let old = &old[..start];
+                        let ids: Vec<u32> = old.iter().map(|s| s.0).collect();
+                        let weights: Vec<f32> = old.iter().map(|s| s.1).collect();
+                        // A block (capacity 8 for 5 slots: room for 3).
+                        let mut list = AdjList::from_sorted(&allocator, weighted, &ids, &weights);
+                        // SAFETY: `list` owns a block of `allocator`.
+                        unsafe { list.merge_in(&allocator, group) };
+                        assert_eq!(live(&list), weigh(&merged(old, group)));
+                        // SAFETY: as above.
+                        unsafe { list.free(&allocator) };
+                        if start < 2 {
+                            continue;
+                        }
+                        // Slab arrays, exact (always moves) and with headroom.
+                        for exact in [true, false] {
+                            let cap = if exact { start } else { capacity_for(start) };
+                            let slab = Slab::new(block_bytes(cap, weighted) / 4);
+                            // SAFETY: the slab holds `cap` slots; ids then
+                            // weights (from slot `cap`) are written first.
+                            let mut list = unsafe {
+                                let block = slab.start();
+                                ptr::copy_nonoverlapping(ids.as_ptr(), block.as_ptr(), start);
+                                if weighted {
+                                    ptr::copy_nonoverlapping(
+                                        weights.as_ptr(),
+                                        weights_ptr(block, cap),
+                                        start,
+                                    );
+                                }
+                                AdjList::from_slab(block, start, weighted, exact)
+                            };
+                            let fits = start + group.len() <= cap;
+                            // SAFETY: blocks come from `allocator`; the
+                            // slab outlives the list's use of it.
+                            unsafe { list.merge_in(&allocator, group) };
+                            assert_eq!(live(&list), weigh(&merged(old, group)));
+                            assert_eq!(slab.holds(&list), fits || group.is_empty());
+                            // SAFETY: as above.
+                            unsafe { list.free(&allocator) };
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn tombstones_keep_order_and_revive() {
         let allocator = EdgeAllocator::new(AllocatorKind::System);
