@@ -15,7 +15,7 @@
 //!   headroom), vs rebuilding `Csr` from all edges.
 //! - `kernels`: PageRank (10 iterations) and BFS on `Csr`, on `CsrPP` built
 //!   in one batch, and on `CsrPP` after 100 batches of inserts (loaded with
-//!   exact or power-of-two slab packing).
+//!   exact or power-of-two slab packing, and with segment re-packing).
 //! - `clone`: `CsrPP::clone` (parallel) vs `Csr::clone` (a copy of its
 //!   arrays).
 //! - `delete`: deleting 1 % of the edges one at a time, physical vs logical
@@ -233,13 +233,24 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
         for chunk in edges[half..].chunks((edges.len() - half).div_ceil(100)) {
             roomy.insert_edges(chunk).unwrap();
         }
+        // The same updates with segment re-packing (opt-in).
+        let mut repacked = CsrPP::from_edges(
+            &edges[..half],
+            CsrPPConfig::default()
+                .reverse_edges(true)
+                .segment_repack(true),
+        )
+        .unwrap();
+        for chunk in edges[half..].chunks((edges.len() - half).div_ceil(100)) {
+            repacked.insert_edges(chunk).unwrap();
+        }
         let source = max_degree_vertex(&csr);
         let bfs_options = BfsOptions {
             source,
             ..BfsOptions::default()
         };
         eprintln!(
-            "{}: {} vertices, {} edges; bytes/edge (out+in lists): Csr {:.2}, CsrPP fresh {:.2}, after 100 batches {:.2} (with slab headroom {:.2})",
+            "{}: {} vertices, {} edges; bytes/edge (out+in lists): Csr {:.2}, CsrPP fresh {:.2}, after 100 batches {:.2} (with slab headroom {:.2}, with segment re-packing {:.2})",
             input.name,
             csr.vertex_count(),
             csr.edge_count(),
@@ -247,6 +258,7 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
             fresh.memory_bytes() as f64 / edges.len() as f64,
             updated.memory_bytes() as f64 / edges.len() as f64,
             roomy.memory_bytes() as f64 / edges.len() as f64,
+            repacked.memory_bytes() as f64 / edges.len() as f64,
         );
         group.throughput(Throughput::Elements(edges.len() as u64));
         group.bench_function(BenchmarkId::new(&input.name, "pagerank/csr"), |b| {
@@ -263,6 +275,10 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
             BenchmarkId::new(&input.name, "pagerank/csrpp_batched_headroom"),
             |b| b.iter(|| pagerank(&roomy, &pr).unwrap()),
         );
+        group.bench_function(
+            BenchmarkId::new(&input.name, "pagerank/csrpp_batched_repack"),
+            |b| b.iter(|| pagerank(&repacked, &pr).unwrap()),
+        );
         group.bench_function(BenchmarkId::new(&input.name, "bfs/csr"), |b| {
             b.iter(|| bfs(&csr, &bfs_options).unwrap())
         });
@@ -275,6 +291,10 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
         group.bench_function(
             BenchmarkId::new(&input.name, "bfs/csrpp_batched_headroom"),
             |b| b.iter(|| bfs(&roomy, &bfs_options).unwrap()),
+        );
+        group.bench_function(
+            BenchmarkId::new(&input.name, "bfs/csrpp_batched_repack"),
+            |b| b.iter(|| bfs(&repacked, &bfs_options).unwrap()),
         );
     }
     group.finish();

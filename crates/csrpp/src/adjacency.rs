@@ -164,6 +164,59 @@ unsafe fn copy_slots(
     }
 }
 
+/// Forward merge of old live slots (`old_ids`, no tombstones, with
+/// `old_weights` — empty when unweighted) and sorted `new` slots, each new
+/// id after the equal old ones; writes `old_ids.len() + new.len()` ids to
+/// `ids_out` and, when `weights_out` is given, as many weights there
+/// (1.0 for old slots without weights). The old slots between two new
+/// ones are found by binary search and copied as one run, so a few new
+/// slots into a long list cost `O(k log d)` plus a `memcpy` of the list.
+///
+/// # Safety
+/// Both outputs are valid for that many writes and overlap no input.
+unsafe fn merge_forward(
+    old_ids: &[u32],
+    old_weights: &[Weight],
+    new: &[(VertexId, Weight)],
+    ids_out: *mut u32,
+    weights_out: Option<*mut Weight>,
+) {
+    // Copies old slots `[from, from + count)` to output slot `to`.
+    let copy_old = |from: usize, to: usize, count: usize| {
+        // SAFETY: `from + count <= old_ids.len()` and `to + count` is
+        // within the outputs (the caller's contract: every output slot is
+        // written once, in order).
+        unsafe {
+            ptr::copy_nonoverlapping(old_ids.as_ptr().add(from), ids_out.add(to), count);
+            if let Some(out) = weights_out {
+                if old_weights.is_empty() {
+                    for k in 0..count {
+                        out.add(to + k).write(1.0);
+                    }
+                } else {
+                    ptr::copy_nonoverlapping(old_weights.as_ptr().add(from), out.add(to), count);
+                }
+            }
+        }
+    };
+    let (mut i, mut w) = (0, 0);
+    for &(id, weight) in new {
+        let run = old_ids[i..].partition_point(|&old| old <= id);
+        copy_old(i, w, run);
+        i += run;
+        w += run;
+        // SAFETY: `w < old_ids.len() + new.len()`, as above.
+        unsafe {
+            ids_out.add(w).write(id);
+            if let Some(out) = weights_out {
+                out.add(w).write(weight);
+            }
+        }
+        w += 1;
+    }
+    copy_old(i, w, old_ids.len() - i);
+}
+
 impl AdjList {
     /// An empty list; `weighted` lists store an `f32` per edge.
     pub(crate) fn new(weighted: bool) -> Self {
@@ -444,6 +497,161 @@ impl AdjList {
             meta: self.meta,
             slot: Slot { block },
         }
+    }
+
+    /// Whether a live slot holds `id` (binary search).
+    pub(crate) fn contains_live(&self, id: VertexId) -> bool {
+        let ids = self.ids();
+        self.equal_range(id).any(|pos| ids[pos] & TOMBSTONE == 0)
+    }
+
+    /// Merges sorted new live slots `new` (ids without the tombstone bit,
+    /// equal ids in arrival order) into a list **without tombstones**;
+    /// each new id goes after the equal old ones (multigraph order; set
+    /// filtering is the caller's). Every slot moves at most once:
+    /// - when the array has room for all of them (a block or a slab array
+    ///   with headroom, same power-of-two capacity), a backward merge in
+    ///   place;
+    /// - otherwise one forward merge straight into a fresh block of the
+    ///   new capacity (the old block is freed; a slab array is left to its
+    ///   slab).
+    ///
+    /// # Safety
+    /// `allocator` is the allocator of the store this list lives in.
+    pub(crate) unsafe fn merge_in(
+        &mut self,
+        allocator: &EdgeAllocator,
+        new: &[(VertexId, Weight)],
+    ) {
+        debug_assert_eq!(self.tombstones(), 0);
+        debug_assert!(new.windows(2).all(|w| w[0].0 <= w[1].0));
+        let (old_len, count) = (self.len(), new.len());
+        if count == 0 {
+            return;
+        }
+        let len = old_len + count;
+        assert!(
+            len < u32::MAX as usize,
+            "a vertex holds at most u32::MAX edges"
+        );
+        let weighted = self.is_weighted();
+        if old_len < 2 {
+            // Inline or empty: at most one old slot; build the merged list
+            // on the stack of a small vector.
+            let mut ids = Vec::with_capacity(len);
+            let mut weights = Vec::with_capacity(len);
+            let (old_ids, old_weights) = (self.ids(), self.weights());
+            // SAFETY: both buffers have capacity `len`; set_len follows.
+            unsafe {
+                merge_forward(
+                    old_ids,
+                    old_weights,
+                    new,
+                    ids.as_mut_ptr(),
+                    weighted.then_some(weights.as_mut_ptr()),
+                );
+                ids.set_len(len);
+                if weighted {
+                    weights.set_len(len);
+                }
+            }
+            // SAFETY: forwarded contract.
+            unsafe { self.replace(allocator, &ids, &weights) };
+            return;
+        }
+        let cap = self.capacity();
+        // SAFETY: `old_len >= 2`: the block variant is live.
+        let old = unsafe { self.slot.block };
+        if len <= cap {
+            // Backward merge in place, from the last new slot down: the old
+            // slots after it move right as one run (`ptr::copy`, which
+            // allows the overlap), then it is written in the gap. Nothing
+            // is overwritten before it is read, since the write position
+            // stays above every unread old slot. Capacity is a function of
+            // the length and `len` needs no bigger power of two, so the
+            // weights stay at offset `cap`.
+            // SAFETY: the array holds `cap >= len` slots (invariant I),
+            // `old_len` of them initialised; every index below is `< len`.
+            unsafe {
+                let ids = old.as_ptr();
+                let weights = weighted.then(|| weights_ptr(old, cap));
+                let (mut i, mut w) = (old_len, len);
+                for &(id, weight) in new.iter().rev() {
+                    let keep = std::slice::from_raw_parts(ids, i).partition_point(|&old| old <= id);
+                    let run = i - keep;
+                    w -= run;
+                    ptr::copy(ids.add(keep), ids.add(w), run);
+                    if let Some(weights) = weights {
+                        ptr::copy(weights.add(keep), weights.add(w), run);
+                    }
+                    i = keep;
+                    w -= 1;
+                    ids.add(w).write(id);
+                    if let Some(weights) = weights {
+                        weights.add(w).write(weight);
+                    }
+                }
+                debug_assert_eq!(w, i);
+            }
+        } else {
+            let new_cap = capacity_for(len);
+            let block = allocator.allocate(block_bytes(new_cap, weighted));
+            // SAFETY: the fresh block holds `new_cap >= len` slots and does
+            // not overlap the old array, which holds `old_len` initialised
+            // slots of capacity `cap`; an allocator block is freed once and
+            // not used again, a slab array is left to its slab.
+            unsafe {
+                let old_ids = std::slice::from_raw_parts(old.as_ptr(), old_len);
+                let old_weights: &[Weight] = if weighted {
+                    std::slice::from_raw_parts(weights_ptr(old, cap), old_len)
+                } else {
+                    &[]
+                };
+                merge_forward(
+                    old_ids,
+                    old_weights,
+                    new,
+                    block.as_ptr(),
+                    weighted.then(|| weights_ptr(block, new_cap)),
+                );
+                if !self.in_slab() {
+                    allocator.deallocate(old, block_bytes(cap, weighted));
+                }
+            }
+            self.slot = Slot { block };
+            self.meta &= !SLAB_FLAGS;
+        }
+        self.len = len as u32;
+    }
+
+    /// Writes this list's live slots merged with sorted `new` (as in
+    /// [`AdjList::merge_in`]) to `block`, an array of capacity `cap`;
+    /// returns the number of slots written. The list is not changed.
+    ///
+    /// # Safety
+    /// `block` holds `block_bytes(cap, weighted)` writable bytes that do not
+    /// overlap this list's array, with `cap >= self.live_len() + new.len()`.
+    pub(crate) unsafe fn write_merged(
+        &self,
+        new: &[(VertexId, Weight)],
+        block: NonNull<u32>,
+        cap: usize,
+    ) -> usize {
+        debug_assert_eq!(self.tombstones(), 0);
+        let len = self.len() + new.len();
+        debug_assert!(len <= cap);
+        let weighted = self.is_weighted();
+        // SAFETY: the caller's contract.
+        unsafe {
+            merge_forward(
+                self.ids(),
+                self.weights(),
+                new,
+                block.as_ptr(),
+                weighted.then(|| weights_ptr(block, cap)),
+            );
+        }
+        len
     }
 
     /// Whether the list's array lies in a slab.
@@ -804,6 +1012,84 @@ mod tests {
                 }
                 // SAFETY: as above.
                 unsafe { list.free(&allocator) };
+            }
+        }
+    }
+
+    /// `merge_in` through each of its cases — into an empty and an inline
+    /// list, backward in place (block with room, slab with headroom), and
+    /// into a new block (full block, exact slab) — against a merged model,
+    /// with weights and with equal ids (new ones after the old).
+    #[test]
+    fn merge_in_moves_each_slot_once_and_keeps_weights_aligned() {
+        fn merged(old: &[(u32, f32)], new: &[(u32, f32)]) -> Vec<(u32, f32)> {
+            let mut all: Vec<(u32, f32)> = old.to_vec();
+            for &(id, w) in new {
+                let at = all.partition_point(|&(o, _)| o <= id);
+                all.insert(at, (id, w));
+            }
+            all
+        }
+        let old: Vec<(u32, f32)> = (0..5).map(|i| (i * 10, i as f32)).collect();
+        let groups: [&[(u32, f32)]; 4] = [
+            &[(10, 0.5)],
+            &[(0, 0.25), (25, 2.5), (40, 4.5), (99, 9.9)],
+            &[(5, 0.1), (5, 0.2), (45, 4.4)],
+            &[],
+        ];
+        for kind in [AllocatorKind::System, AllocatorKind::Arena] {
+            let allocator = EdgeAllocator::new(kind);
+            for weighted in [false, true] {
+                let weigh = |slots: &[(u32, f32)]| -> Vec<(u32, f32)> {
+                    slots
+                        .iter()
+                        .map(|&(id, w)| (id, if weighted { w } else { 1.0 }))
+                        .collect()
+                };
+                for group in groups {
+                    for start in [0usize, 1, 5] {
+                        let old = &old[..start];
+                        let ids: Vec<u32> = old.iter().map(|s| s.0).collect();
+                        let weights: Vec<f32> = old.iter().map(|s| s.1).collect();
+                        // A block (capacity 8 for 5 slots: room for 3).
+                        let mut list = AdjList::from_sorted(&allocator, weighted, &ids, &weights);
+                        // SAFETY: `list` owns a block of `allocator`.
+                        unsafe { list.merge_in(&allocator, group) };
+                        assert_eq!(live(&list), weigh(&merged(old, group)));
+                        // SAFETY: as above.
+                        unsafe { list.free(&allocator) };
+                        if start < 2 {
+                            continue;
+                        }
+                        // Slab arrays, exact (always moves) and with headroom.
+                        for exact in [true, false] {
+                            let cap = if exact { start } else { capacity_for(start) };
+                            let slab = Slab::new(block_bytes(cap, weighted) / 4);
+                            // SAFETY: the slab holds `cap` slots; ids then
+                            // weights (from slot `cap`) are written first.
+                            let mut list = unsafe {
+                                let block = slab.start();
+                                ptr::copy_nonoverlapping(ids.as_ptr(), block.as_ptr(), start);
+                                if weighted {
+                                    ptr::copy_nonoverlapping(
+                                        weights.as_ptr(),
+                                        weights_ptr(block, cap),
+                                        start,
+                                    );
+                                }
+                                AdjList::from_slab(block, start, weighted, exact)
+                            };
+                            let fits = start + group.len() <= cap;
+                            // SAFETY: blocks come from `allocator`; the
+                            // slab outlives the list's use of it.
+                            unsafe { list.merge_in(&allocator, group) };
+                            assert_eq!(live(&list), weigh(&merged(old, group)));
+                            assert_eq!(slab.holds(&list), fits || group.is_empty());
+                            // SAFETY: as above.
+                            unsafe { list.free(&allocator) };
+                        }
+                    }
+                }
             }
         }
     }

@@ -2,14 +2,16 @@
 //! Algorithms 7-8): group by source, sort in parallel, then change every
 //! modified segment in parallel, one rayon task per segment.
 
+use crate::adjacency::AdjList;
 use crate::segment::{Editor, Segment, merge_sorted};
 use crate::store::CsrPP;
 use dyngraph_core::{Edge, Error, Graph, Result, Semantics, UpdateReport, VertexId, Weight};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// Up to this many new edges for one vertex are inserted one by one
-/// (binary search and shift in place); more are merged into a fresh array.
+/// Into a list holding tombstones, up to this many new edges are inserted
+/// one by one (binary search and shift in place, reviving tombstones);
+/// more are merged into a fresh array that drops them.
 const SMALL_GROUP: usize = 8;
 
 /// Batches up to this size are inserted one edge at a time, in order.
@@ -38,6 +40,87 @@ fn segment_ranges<T>(
     ranges
 }
 
+/// Groups `batch` by the segment of `key` and sorts each group by `order`:
+/// a counting sort by segment (stable, so entries keep arrival order
+/// within a segment), then a stable sort of every segment's entries, in
+/// parallel. Returns the grouped entries and every segment's range (most
+/// empty). Cheaper than sorting the whole batch: one pass and many tiny
+/// sorts instead of `O(b log b)` comparisons of the whole batch.
+fn group_by_segment<T: Copy + Send, K: Ord>(
+    batch: &[T],
+    key: impl Fn(&T) -> VertexId,
+    order: impl Fn(&T) -> K + Sync,
+    shift: u32,
+    segment_count: usize,
+) -> (Vec<T>, Vec<Range<usize>>) {
+    let mut starts = vec![0usize; segment_count + 1];
+    for entry in batch {
+        starts[(key(entry) >> shift) as usize + 1] += 1;
+    }
+    for s in 1..=segment_count {
+        starts[s] += starts[s - 1];
+    }
+    let mut next = starts.clone();
+    // Every position is written once below (the counts make the target
+    // positions a permutation); the copy only initialises the vector.
+    let mut grouped = batch.to_vec();
+    for &entry in batch {
+        let segment = (key(&entry) >> shift) as usize;
+        grouped[next[segment]] = entry;
+        next[segment] += 1;
+    }
+    let ranges: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
+    let mut parts: Vec<&mut [T]> = Vec::new();
+    let mut rest = grouped.as_mut_slice();
+    for range in &ranges {
+        let (part, tail) = rest.split_at_mut(range.len());
+        if part.len() > 1 {
+            parts.push(part);
+        }
+        rest = tail;
+    }
+    parts
+        .into_par_iter()
+        .for_each(|part| part.sort_by_key(|entry| order(entry)));
+    (grouped, ranges)
+}
+
+/// Buffers a batch task reuses from segment to segment on one thread.
+#[derive(Default)]
+struct Scratch {
+    /// New slots per touched list, and the groups `(index, start, end)`.
+    pending: Vec<(VertexId, Weight)>,
+    groups: Vec<(usize, usize, usize)>,
+    /// For merges into lists holding tombstones.
+    merge: (Vec<u32>, Vec<Weight>),
+}
+
+impl Scratch {
+    fn reset(&mut self) {
+        self.pending.clear();
+        self.groups.clear();
+    }
+}
+
+/// [`per_segment`] with a [`Scratch`] per worker thread, so no buffer is
+/// allocated per segment.
+fn per_segment_with_scratch<T: Sync, R: Send>(
+    segments: &mut [Segment],
+    ranges: &[Range<usize>],
+    batch: &[T],
+    work: impl Fn(&mut Scratch, &mut crate::segment::SegmentData, &[T]) -> R + Sync + Send,
+) -> Vec<R> {
+    segments
+        .par_iter_mut()
+        .zip(ranges.par_iter())
+        .filter(|(_, range)| !range.is_empty())
+        .map_init(Scratch::default, |scratch, (segment, range)| {
+            scratch.reset();
+            work(scratch, segment.get_mut(), &batch[range.clone()])
+        })
+        .collect()
+}
+
 /// Runs `work` on every segment that has entries, in parallel, and
 /// collects what it returns.
 fn per_segment<T: Sync, R: Send>(
@@ -54,11 +137,45 @@ fn per_segment<T: Sync, R: Send>(
         .collect()
 }
 
+/// Inserts one source's sorted group of batch entries into a list that
+/// holds tombstones (rare: logical deletes not yet compacted): slot by slot
+/// for small groups (reviving tombstones under set semantics), otherwise
+/// one merge through `scratch` that drops the tombstones. Calls `added`
+/// for each edge added; returns their number.
+///
+/// # Safety
+/// `list` lives in the store whose allocator `editor` holds.
+unsafe fn insert_with_tombstones(
+    editor: &Editor<'_>,
+    list: &mut AdjList,
+    group: &[Entry],
+    semantics: Semantics,
+    set_union: bool,
+    scratch: &mut (Vec<u32>, Vec<Weight>),
+    mut added: impl FnMut(VertexId),
+) -> u64 {
+    if group.len() <= SMALL_GROUP {
+        let mut count = 0;
+        for &(_, dst, weight) in group {
+            // SAFETY: forwarded contract.
+            if unsafe { editor.insert(list, dst, weight, semantics) } {
+                count += 1;
+                added(dst);
+            }
+        }
+        count
+    } else {
+        let buffer: Vec<(VertexId, Weight)> = group.iter().map(|&(_, dst, w)| (dst, w)).collect();
+        // SAFETY: forwarded contract.
+        unsafe { merge_sorted(editor, list, &buffer, set_union, scratch, added) }
+    }
+}
+
 impl CsrPP {
     /// Inserts a batch whose ids are already admitted (checked and the
     /// graph grown). `set_union` forces set semantics (graph algebra);
     /// otherwise the store's semantics apply.
-    pub(crate) fn insert_batch(&mut self, mut batch: Vec<Entry>, set_union: bool) -> UpdateReport {
+    pub(crate) fn insert_batch(&mut self, batch: Vec<Entry>, set_union: bool) -> UpdateReport {
         let set_union = set_union || self.config.semantics == Semantics::Simple;
         let semantics = if set_union {
             Semantics::Simple
@@ -79,98 +196,124 @@ impl CsrPP {
         // Stable: equal edges keep arrival order, so the first one's weight
         // wins under set semantics and multigraph duplicates stay oldest
         // first.
-        batch.par_sort_by_key(|&(src, dst, _)| (src, dst));
+        let (batch, ranges) = group_by_segment(
+            &batch,
+            |e| e.0,
+            |&(src, dst, _)| (src, dst),
+            self.shift,
+            self.segments.len(),
+        );
         // The targets of added edges are needed for the in-lists, and to
         // clear deleted flags (rare: only when some vertex is deleted).
         let track = self.config.reverse_edges || self.deleted_vertices > 0;
         let mask = self.segment_size() - 1;
         let headroom = self.config.slab_headroom;
-        let ranges = segment_ranges(&batch, |e| e.0, self.shift, self.segments.len());
+        let repack = self.config.segment_repack;
         let editor = Editor {
             allocator: &self.allocator,
             delete_mode: self.config.delete_mode,
         };
-        let results = per_segment(&mut self.segments, &ranges, &batch, |data, part| {
-            let mut scratch = (Vec::new(), Vec::new());
-            let mut group_buffer: Vec<(VertexId, Weight)> = Vec::new();
-            let mut added_edges: Vec<Entry> = Vec::new();
-            let (mut added, mut undeleted) = (0u64, 0u64);
-            if data.live_edges == 0 && data.out.iter().all(|list| list.len() == 0) {
-                // A bulk load into an empty segment: CSR++'s load layout,
-                // every array exactly sized and packed into one slab.
-                let mut ids = Vec::with_capacity(part.len());
-                let mut weights = Vec::with_capacity(part.len());
-                let mut runs = Vec::new();
-                for group in part.chunk_by(|a, b| a.0 == b.0) {
-                    let src = group[0].0;
-                    let start = ids.len();
-                    for &(_, dst, weight) in group {
-                        if set_union && ids.len() > start && ids.last() == Some(&dst) {
-                            continue;
-                        }
-                        ids.push(dst);
-                        weights.push(weight);
-                        if track {
-                            added_edges.push((dst, src, 0.0));
-                        }
-                    }
-                    let index = src as usize & mask;
-                    runs.push((index, start, ids.len()));
-                    undeleted += u64::from(data.undelete(index));
-                }
-                added = ids.len() as u64;
-                data.fill_from_runs(editor.allocator, headroom, false, &ids, &weights, &runs);
-                data.live_edges += added;
-                return (added, undeleted, added_edges);
-            }
-            for group in part.chunk_by(|a, b| a.0 == b.0) {
-                let src = group[0].0;
-                let index = src as usize & mask;
-                let list = &mut data.out[index];
-                let before = added;
-                if group.len() <= SMALL_GROUP {
-                    for &(_, dst, weight) in group {
-                        // SAFETY: the list lives in this store, whose
-                        // allocator `editor` holds.
-                        if unsafe { editor.insert(list, dst, weight, semantics) } {
-                            added += 1;
+        let results = per_segment_with_scratch(
+            &mut self.segments,
+            &ranges,
+            &batch,
+            |buffers, data, part| {
+                let Scratch {
+                    pending,
+                    groups,
+                    merge: scratch,
+                } = buffers;
+                let mut added_edges: Vec<Entry> = Vec::new();
+                let (mut added, mut undeleted) = (0u64, 0u64);
+                if data.live_edges == 0 && data.out.iter().all(|list| list.len() == 0) {
+                    // A bulk load into an empty segment: CSR++'s load layout,
+                    // every array exactly sized and packed into one slab.
+                    let mut ids = Vec::with_capacity(part.len());
+                    let mut weights = Vec::with_capacity(part.len());
+                    let mut runs = Vec::new();
+                    for group in part.chunk_by(|a, b| a.0 == b.0) {
+                        let src = group[0].0;
+                        let start = ids.len();
+                        for &(_, dst, weight) in group {
+                            if set_union && ids.len() > start && ids.last() == Some(&dst) {
+                                continue;
+                            }
+                            ids.push(dst);
+                            weights.push(weight);
                             if track {
                                 added_edges.push((dst, src, 0.0));
                             }
                         }
+                        let index = src as usize & mask;
+                        runs.push((index, start, ids.len()));
+                        undeleted += u64::from(data.undelete(index));
                     }
-                } else {
-                    group_buffer.clear();
-                    group_buffer.extend(group.iter().map(|&(_, dst, w)| (dst, w)));
-                    // SAFETY: as above.
-                    added += unsafe {
-                        merge_sorted(
-                            &editor,
-                            list,
-                            &group_buffer,
-                            set_union,
-                            &mut scratch,
-                            |dst| {
-                                if track {
-                                    added_edges.push((dst, src, 0.0));
-                                }
-                            },
-                        )
-                    };
+                    added = ids.len() as u64;
+                    data.fill_from_runs(editor.allocator, headroom, false, &ids, &weights, &runs);
+                    data.live_edges += added;
+                    return (added, undeleted, added_edges);
                 }
-                if added > before {
-                    undeleted += u64::from(data.undelete(index));
+                // New slots per touched list, merged in one pass per segment
+                // (lists with tombstones take the slot-by-slot path).
+                for group in part.chunk_by(|a, b| a.0 == b.0) {
+                    let src = group[0].0;
+                    let index = src as usize & mask;
+                    let list = &mut data.out[index];
+                    let before = added;
+                    if list.tombstones() > 0 {
+                        // SAFETY: the list lives in this store, whose
+                        // allocator `editor` holds.
+                        added += unsafe {
+                            insert_with_tombstones(
+                                &editor,
+                                list,
+                                group,
+                                semantics,
+                                set_union,
+                                scratch,
+                                |dst| {
+                                    if track {
+                                        added_edges.push((dst, src, 0.0));
+                                    }
+                                },
+                            )
+                        };
+                    } else {
+                        let start = pending.len();
+                        for &(_, dst, weight) in group {
+                            if set_union
+                                && (pending[start..].last().is_some_and(|l| l.0 == dst)
+                                    || list.contains_live(dst))
+                            {
+                                continue;
+                            }
+                            pending.push((dst, weight));
+                            if track {
+                                added_edges.push((dst, src, 0.0));
+                            }
+                        }
+                        if pending.len() > start {
+                            groups.push((index, start, pending.len()));
+                            added += (pending.len() - start) as u64;
+                        }
+                    }
+                    if added > before {
+                        undeleted += u64::from(data.undelete(index));
+                    }
                 }
-            }
-            data.live_edges += added;
-            (added, undeleted, added_edges)
-        });
+                // SAFETY: the segment lives in this store, whose allocator
+                // `editor` holds.
+                unsafe { data.merge_groups(editor.allocator, false, repack, pending, groups) };
+                data.live_edges += added;
+                (added, undeleted, added_edges)
+            },
+        );
         let added: u64 = results.iter().map(|r| r.0).sum();
         self.edge_count += added;
         self.deleted_vertices -= results.iter().map(|r| r.1).sum::<u64>();
         if track {
-            let mut reversed: Vec<Entry> = results.into_iter().flat_map(|r| r.2).collect();
-            self.insert_reverse(&mut reversed);
+            let reversed: Vec<Entry> = results.into_iter().flat_map(|r| r.2).collect();
+            self.insert_reverse(&reversed);
         }
         UpdateReport {
             edges_added: added,
@@ -180,58 +323,81 @@ impl CsrPP {
 
     /// Adds `(target, source)` entries of edges just added to the in-lists
     /// (when kept) and clears the targets' deleted flags.
-    fn insert_reverse(&mut self, reversed: &mut [Entry]) {
-        reversed.par_sort_unstable_by_key(|&(dst, src, _)| (dst, src));
+    fn insert_reverse(&mut self, reversed: &[Entry]) {
+        let (reversed, ranges) = group_by_segment(
+            reversed,
+            |e| e.0,
+            |&(dst, src, _)| (dst, src),
+            self.shift,
+            self.segments.len(),
+        );
+        let reversed = &reversed[..];
         let reverse = self.config.reverse_edges;
         let mask = self.segment_size() - 1;
         let headroom = self.config.slab_headroom;
-        let ranges = segment_ranges(reversed, |e| e.0, self.shift, self.segments.len());
+        let repack = self.config.segment_repack;
         let editor = Editor {
             allocator: &self.allocator,
             delete_mode: self.config.delete_mode,
         };
-        let undeleted: u64 = per_segment(&mut self.segments, &ranges, reversed, |data, part| {
-            let mut scratch = (Vec::new(), Vec::new());
-            let mut group_buffer: Vec<(VertexId, Weight)> = Vec::new();
-            let mut undeleted = 0;
-            if reverse && data.incoming.iter().all(|list| list.len() == 0) {
-                // Bulk load: pack the in-lists into a slab too.
-                let ids: Vec<u32> = part.iter().map(|&(_, src, _)| src).collect();
-                let mut runs = Vec::new();
-                let mut start = 0;
+        let undeleted: u64 = per_segment_with_scratch(
+            &mut self.segments,
+            &ranges,
+            reversed,
+            |buffers, data, part| {
+                let Scratch {
+                    pending,
+                    groups,
+                    merge: scratch,
+                } = buffers;
+                let mut undeleted = 0;
+                if reverse && data.incoming.iter().all(|list| list.len() == 0) {
+                    // Bulk load: pack the in-lists into a slab too.
+                    let ids: Vec<u32> = part.iter().map(|&(_, src, _)| src).collect();
+                    let mut runs = Vec::new();
+                    let mut start = 0;
+                    for group in part.chunk_by(|a, b| a.0 == b.0) {
+                        let index = group[0].0 as usize & mask;
+                        undeleted += u64::from(data.undelete(index));
+                        runs.push((index, start, start + group.len()));
+                        start += group.len();
+                    }
+                    data.fill_from_runs(editor.allocator, headroom, true, &ids, &[], &runs);
+                    return undeleted;
+                }
                 for group in part.chunk_by(|a, b| a.0 == b.0) {
                     let index = group[0].0 as usize & mask;
                     undeleted += u64::from(data.undelete(index));
-                    runs.push((index, start, start + group.len()));
-                    start += group.len();
-                }
-                data.fill_from_runs(editor.allocator, headroom, true, &ids, &[], &runs);
-                return undeleted;
-            }
-            for group in part.chunk_by(|a, b| a.0 == b.0) {
-                let index = group[0].0 as usize & mask;
-                undeleted += u64::from(data.undelete(index));
-                if !reverse {
-                    continue;
-                }
-                let list = &mut data.incoming[index];
-                if group.len() <= SMALL_GROUP {
-                    for &(_, src, _) in group {
+                    if !reverse {
+                        continue;
+                    }
+                    let list = &mut data.incoming[index];
+                    if list.tombstones() > 0 {
                         // SAFETY: the list lives in this store, whose
                         // allocator `editor` holds.
-                        unsafe { editor.insert(list, src, 0.0, Semantics::Multigraph) };
+                        unsafe {
+                            insert_with_tombstones(
+                                &editor,
+                                list,
+                                group,
+                                Semantics::Multigraph,
+                                false,
+                                scratch,
+                                |_| {},
+                            )
+                        };
+                    } else {
+                        let start = pending.len();
+                        pending.extend(group.iter().map(|&(_, src, _)| (src, 0.0)));
+                        groups.push((index, start, pending.len()));
                     }
-                } else {
-                    group_buffer.clear();
-                    group_buffer.extend(group.iter().map(|&(_, src, _)| (src, 0.0)));
-                    // SAFETY: as above.
-                    unsafe {
-                        merge_sorted(&editor, list, &group_buffer, false, &mut scratch, |_| {})
-                    };
                 }
-            }
-            undeleted
-        })
+                // SAFETY: the segment lives in this store, whose allocator
+                // `editor` holds.
+                unsafe { data.merge_groups(editor.allocator, true, repack, pending, groups) };
+                undeleted
+            },
+        )
         .into_iter()
         .sum();
         self.deleted_vertices -= undeleted;

@@ -60,6 +60,21 @@ pub struct CsrPPConfig {
     /// stay in place (and the packed scan layout survives updates) until a
     /// vertex outgrows it, at the price of about 1.4× the edge memory.
     pub slab_headroom: bool,
+    /// Re-pack a segment's lists into one fresh slab, in vertex order,
+    /// during a batch insert once earlier updates have left a share of
+    /// them (a quarter of the slots of lists up to 1,024 slots) in
+    /// separate blocks: CSR++'s per-segment relocation, amortised, so
+    /// scans keep a packed layout after many batches. Lists the batch adds
+    /// to get their power-of-two capacity in the slab (room to grow in
+    /// place), the others exactly their length. The first batch after a
+    /// bulk load never re-packs (nothing has left the slabs yet).
+    ///
+    /// Off by default: on a Kronecker stream, 100 batches of 0.5 % took
+    /// about 1.8× as long with it, for about 20 % less memory after the
+    /// batches (14.8-15.0 instead of 18.6-18.7 bytes per edge with
+    /// in-edges) and PageRank a few per cent faster at best, BFS not
+    /// measurably (`BENCHMARKS.md`, issue 6, second pass).
+    pub segment_repack: bool,
     /// Refuse ids that would take the graph past this many vertices
     /// (at most [`MAX_VERTEX_LIMIT`]).
     pub vertex_limit: usize,
@@ -76,6 +91,7 @@ impl Default for CsrPPConfig {
             allocator: AllocatorKind::Arena,
             external_keys: false,
             slab_headroom: false,
+            segment_repack: false,
             vertex_limit: DEFAULT_VERTEX_LIMIT,
         }
     }
@@ -127,6 +143,12 @@ impl CsrPPConfig {
     /// Sets [`CsrPPConfig::slab_headroom`].
     pub fn slab_headroom(mut self, slab_headroom: bool) -> Self {
         self.slab_headroom = slab_headroom;
+        self
+    }
+
+    /// Sets [`CsrPPConfig::segment_repack`].
+    pub fn segment_repack(mut self, segment_repack: bool) -> Self {
+        self.segment_repack = segment_repack;
         self
     }
 

@@ -18,6 +18,7 @@
 //! | reverse edges, vertex properties, external `u64` keys | [`CsrPPConfig`], [`CsrPP::add_vertex_property`], [`CsrPP::insert_edge_by_key`] |
 //! | power-of-two arena (16 B … 8 KiB classes, sharded free lists), the default | [`AllocatorKind::Arena`] |
 //! | bulk loads packed per segment, exactly or with headroom | [`CsrPPConfig::slab_headroom`] |
+//! | batches re-pack segments that updates scattered (opt-in) | [`CsrPPConfig::segment_repack`] |
 //!
 //! # Example: serial and batch updates, then a scan
 //!

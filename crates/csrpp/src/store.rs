@@ -40,14 +40,18 @@ pub struct VertexPropertyId(pub(crate) usize);
 ///   [`CsrPP::compact`].
 /// - **Batch insert** of `b` edges: a parallel stable sort of the batch
 ///   (`O(b log b)`), then per modified segment in parallel a merge of each
-///   touched vertex's array with its new edges (`O(d + k)`).
+///   touched vertex's array with its new edges (`O(k log d)` searches plus
+///   one copy of the array when it must move; in place when it has room).
+///   With [`CsrPPConfig::segment_repack`], a segment that earlier updates
+///   scattered is re-packed into one slab instead (`O(segment)`).
 /// - **Scan**: one slice per vertex, as in CSR, reached through two
 ///   indirections (segment, entry); degree-1 vertices need no array.
 /// - **Memory**: 16 bytes per vertex entry (32 with reverse edges), plus
 ///   per edge 4 bytes (8 weighted) — exactly, right after a bulk load
 ///   (arrays packed per segment; 1.17× `Csr` on a Kronecker graph), and
 ///   rounded up to the vertex's power-of-two capacity once it has been
-///   updated (between 1× and 2×; about 1.9× `Csr` after 100 batches) —
+///   updated (between 1× and 2×; about 1.9× `Csr` after 100 batches on a
+///   Kronecker graph, 1.5× with [`CsrPPConfig::segment_repack`]) —
 ///   plus the in-lists' 4 bytes per edge with reverse edges.
 ///
 /// # Concurrency
@@ -179,18 +183,42 @@ impl CsrPP {
         );
     }
 
+    /// Segment `s` and position `i` of vertex `v`, after checking that
+    /// `v` exists. The read path of every kernel: kept free of further
+    /// bounds checks (see [`CsrPP::out_list`]).
     #[inline]
-    pub(crate) fn out_list(&self, v: VertexId) -> &AdjList {
+    fn vertex_segment(&self, v: VertexId) -> (&SegmentData, usize) {
         self.check_vertex(v);
         let (s, i) = self.locate(v);
-        &self.segment(s).out[i]
+        debug_assert!(s < self.segments.len());
+        // SAFETY: `v < vertex_count` (checked above) and the segments cover
+        // `0..vertex_count` (`grow_segments` adds whole segments), so
+        // `s < segments.len()`. Shared access as in `CsrPP::segment`.
+        let data = unsafe { &*self.segments.get_unchecked(s).data_ptr() };
+        (data, i)
+    }
+
+    #[inline]
+    pub(crate) fn out_list(&self, v: VertexId) -> &AdjList {
+        let (data, i) = self.vertex_segment(v);
+        debug_assert_eq!(data.out.len(), self.segment_size());
+        // SAFETY: every segment holds `segment_size()` out-entries
+        // (`grow_segments`, `SegmentData::clone_in`) and `i` is a position
+        // within a segment (`locate` masks it).
+        unsafe { data.out.get_unchecked(i) }
     }
 
     #[inline]
     fn in_list(&self, v: VertexId) -> Option<&AdjList> {
-        self.check_vertex(v);
-        let (s, i) = self.locate(v);
-        self.segment(s).incoming.get(i)
+        if !self.config.reverse_edges {
+            self.check_vertex(v);
+            return None;
+        }
+        let (data, i) = self.vertex_segment(v);
+        debug_assert_eq!(data.incoming.len(), self.segment_size());
+        // SAFETY: with reverse edges every segment holds `segment_size()`
+        // in-entries, and `i` is a position within a segment.
+        Some(unsafe { data.incoming.get_unchecked(i) })
     }
 
     /// The raw sorted slots of `v`'s out-list: live ids, and — only under
@@ -267,7 +295,7 @@ impl CsrPP {
         };
         let data = self.segments[s].get_mut();
         // SAFETY: the list lives in this store, whose allocator `editor` holds.
-        let added = unsafe { editor.insert(&mut data.out[i], dst, weight, semantics) };
+        let added = unsafe { data.insert_one(&editor, false, i, dst, weight, semantics) };
         if !added {
             return false;
         }
@@ -278,7 +306,7 @@ impl CsrPP {
         undeleted += u64::from(target.undelete(j));
         if self.config.reverse_edges {
             // SAFETY: as above.
-            unsafe { editor.insert(&mut target.incoming[j], src, 0.0, Semantics::Multigraph) };
+            unsafe { target.insert_one(&editor, true, j, src, 0.0, Semantics::Multigraph) };
         }
         self.deleted_vertices -= undeleted;
         true
@@ -502,12 +530,27 @@ pub(crate) fn grow_segments(
         return;
     }
     let size = config.segment_size;
-    let needed = vertex_count.div_ceil(size);
-    while segments.len() < needed {
-        segments.push(Segment::new(SegmentData::new(
-            size,
-            config.weighted,
-            config.reverse_edges,
+    let new = vertex_count.div_ceil(size).saturating_sub(segments.len());
+    // All new out-entry arrays first, then all in-entry arrays: allocated
+    // one after the other, they usually land back to back, so a scan over
+    // consecutive vertices streams through memory as over CSR's offsets
+    // (interleaving them would halve the hardware prefetcher's runs).
+    let entries = |weighted: bool| -> Vec<Box<[AdjList]>> {
+        (0..new)
+            .map(|_| (0..size).map(|_| AdjList::new(weighted)).collect())
+            .collect()
+    };
+    let out = entries(config.weighted);
+    let incoming = if config.reverse_edges {
+        entries(false)
+    } else {
+        (0..new).map(|_| Box::default()).collect()
+    };
+    segments.reserve(new);
+    for (out, incoming) in out.into_iter().zip(incoming) {
+        segments.push(Segment::new(SegmentData::with_entries(
+            out,
+            incoming,
             property_defaults,
         )));
     }

@@ -224,20 +224,20 @@ impl<'a> ConcurrentWriter<'a> {
             let source = &mut *locked.source;
             // SAFETY: the list lives in this writer's store, whose
             // allocator `editor` holds; the segment's lock is held.
-            if !unsafe { editor.insert(&mut source.out[i], dst, weight, semantics) } {
+            if !unsafe { source.insert_one(&editor, false, i, dst, weight, semantics) } {
                 return Ok(false);
             }
             source.live_edges += 1;
             source.undelete(i);
             let target = locked.target();
             // SAFETY: as above, under the target segment's lock.
-            unsafe { editor.insert(&mut target.incoming[j], src, 0.0, Semantics::Multigraph) };
+            unsafe { target.insert_one(&editor, true, j, src, 0.0, Semantics::Multigraph) };
             target.undelete(j);
         } else {
             {
                 let mut source = directory.segments[s].lock();
                 // SAFETY: as above.
-                if !unsafe { editor.insert(&mut source.out[i], dst, weight, semantics) } {
+                if !unsafe { source.insert_one(&editor, false, i, dst, weight, semantics) } {
                     return Ok(false);
                 }
                 source.live_edges += 1;
