@@ -11,9 +11,9 @@
 //! 20, factor 20: 21M edges); scale 0 skips it.
 
 use dyngraph_benches::replay::{
-    ReplayResult, ReplayStore, Stream, bfs, bfs_source, bundled_sample, in_pool, kronecker_edges,
-    mathoverflow, median_seconds, pagerank, read_edges, replay, replay_csr_rebuild, shared_data,
-    split,
+    ArrivalOrderCsr, ReplayResult, ReplayStore, Stream, bfs, bfs_source, bundled_sample, in_pool,
+    kronecker_edges, mathoverflow, median_seconds, pagerank, read_edges, replay,
+    replay_csr_rebuild, shared_data, split,
 };
 use dyngraph_core::{Csr, InNeighbors, OutNeighbors};
 use dyngraph_vcsr::{Bal, Pcsr, Vcsr};
@@ -178,6 +178,12 @@ fn analytics_table(stream: &Stream) {
     let csr_ranks = pagerank(&csr, PAGERANK_ITERATIONS);
     let csr_times = analytics_row("Csr", &csr, &[], &csr_ranks);
     drop(csr);
+    analytics_row(
+        "Csr, in-edges in arrival order",
+        &ArrivalOrderCsr::new(&stream.all()),
+        &csr_times,
+        &csr_ranks,
+    );
     let (mut vcsr, _) = replay::<Vcsr>(stream, true);
     analytics_row("Vcsr", &vcsr, &csr_times, &csr_ranks);
     vcsr.repack().expect("room for the rebuilt arrays");

@@ -127,6 +127,75 @@ pub fn kronecker_edges(scale: u32, edge_factor: u32, seed: u64) -> Vec<Edge> {
         .collect()
 }
 
+/// `Csr`'s out-edges with in-edges kept in *arrival* order: the in-lists
+/// come from a `Csr` of the reversed stream rather than from the transpose
+/// of the out-edges, whose in-lists come out sorted by source. A dynamic
+/// store that keeps insertion order (VCSR) has its in-edges in arrival
+/// order too, and a pull kernel reading `contribution[u]` over them jumps
+/// about more; this row separates that ordering cost from the cost of the
+/// layout itself.
+#[derive(Debug)]
+pub struct ArrivalOrderCsr {
+    out: Csr,
+    incoming: Csr,
+}
+
+impl ArrivalOrderCsr {
+    /// Both directions of `edges`, each list in arrival order.
+    pub fn new(edges: &[Edge]) -> Self {
+        let vertex_count = edges
+            .iter()
+            .map(|e| e.src.max(e.dst) as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let options = CsrOptions::default().vertex_count(vertex_count);
+        let reversed: Vec<Edge> = edges.iter().map(|e| Edge::new(e.dst, e.src)).collect();
+        ArrivalOrderCsr {
+            out: Csr::from_edges(edges, options.clone()).expect("valid graph"),
+            incoming: Csr::from_edges(&reversed, options).expect("valid graph"),
+        }
+    }
+}
+
+impl Graph for ArrivalOrderCsr {
+    fn vertex_count(&self) -> usize {
+        self.out.vertex_count()
+    }
+    fn edge_count(&self) -> u64 {
+        self.out.edge_count()
+    }
+    fn semantics(&self) -> dyngraph_core::Semantics {
+        self.out.semantics()
+    }
+}
+
+impl OutNeighbors for ArrivalOrderCsr {
+    type OutNeighbors<'a> = <Csr as OutNeighbors>::OutNeighbors<'a>;
+    #[inline]
+    fn out_degree(&self, v: VertexId) -> u64 {
+        self.out.out_degree(v)
+    }
+    #[inline]
+    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+        self.out.out_neighbors(v)
+    }
+}
+
+impl InNeighbors for ArrivalOrderCsr {
+    type InNeighbors<'a> = <Csr as OutNeighbors>::OutNeighbors<'a>;
+    fn has_in_edges(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn in_degree(&self, v: VertexId) -> u64 {
+        self.incoming.out_degree(v)
+    }
+    #[inline]
+    fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_> {
+        self.incoming.out_neighbors(v)
+    }
+}
+
 /// Per-store counters reported next to the timings.
 #[derive(Clone, Debug, Default)]
 pub struct StoreReport {
