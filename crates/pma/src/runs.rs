@@ -529,8 +529,11 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     }
 
     fn insert_unchecked(&mut self, run: usize, index: usize, value: T) -> Result<(), PmaError> {
-        let redistributed = self.make_room(run)?;
+        // Logged first, so the redistribution this insert may cause
+        // already counts it (a refused insert leaves one stale log entry,
+        // which the policy tolerates).
         self.policy.record_insert(run);
+        let redistributed = self.make_room(run)?;
         let s = self.start_of(run);
         let len = self.len_of(run);
         if index < len {
