@@ -35,8 +35,8 @@
 //!   capacity, `[0.25, 0.75]` by default). The measured ratio to a dense
 //!   `Vec` scan is in `BENCHMARKS.md`.
 //! - **Memory.** `capacity * size_of::<T>()` plus one word per leaf (set)
-//!   or three per run (runs); [`PackedSet::memory_bytes`] and
-//!   [`PackedRuns::memory_bytes`] report it.
+//!   or two `u32` and a flag per run (runs: 9 bytes); [`PackedSet::memory_bytes`]
+//!   and [`PackedRuns::memory_bytes`] report it.
 //!
 //! # In-place redistribution
 //!

@@ -353,7 +353,7 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     /// pma's density bounds (the layout a bulk load gives), dropping every
     /// tombstone. Unlike [`Vcsr::compact`], which redistributes in place and
     /// only halves a very sparse array, this also shrinks an array that sits
-    /// at the low density right after a doubling, so scans touch fewer
+    /// at the low density right after a growth, so scans touch fewer
     /// cache lines. Needs room for a second copy of the edges while it
     /// runs. While a snapshot is alive it does what `compact` does
     /// (nothing may be reclaimed or renumbered). `O(slots)`.
