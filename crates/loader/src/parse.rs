@@ -524,15 +524,7 @@ impl Syntax {
         if *i == start || value > u64::from(u32::MAX) {
             return None;
         }
-        let id = if self.one_based {
-            if value == 0 || bound.is_some_and(|b| value > b) {
-                return None;
-            }
-            value - 1
-        } else {
-            value
-        };
-        ((id as usize) < self.max_vertices).then_some(id as VertexId)
+        self.checked_id(value, bound)
     }
 
     /// Parses a well-formed data line at the start of `rest` in one pass,
@@ -612,7 +604,8 @@ impl Syntax {
         buffer.filled = slot + 1;
     }
 
-    /// An id read by [`leading_digits`] that passes every check, or `None`.
+    /// An id value (known to fit `u32`) that passes the base, bound and
+    /// vertex-limit checks, or `None`.
     #[inline(always)]
     fn checked_id(&self, value: u64, bound: Option<u64>) -> Option<VertexId> {
         let id = if self.one_based {
