@@ -120,7 +120,9 @@ mod tree;
 pub use element::{Element, Reclaim};
 pub use error::PmaError;
 pub use packed_set::{Iter, PackedSet, Range};
-pub use policy::{DegreeProportional, Even, GapPolicy, HistoryAdaptive, Window, apportion};
+pub use policy::{
+    DegreeProportional, Even, GapPolicy, HistoryAdaptive, LinearGaps, Window, apportion,
+};
 pub use runs::{MAX_CAPACITY, PackedRuns};
 pub use stats::PmaStats;
 pub use tree::{DensityTree, PmaConfig, Thresholds};

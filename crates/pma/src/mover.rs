@@ -24,13 +24,34 @@
 //! `B`'s. Within one block, `copy_within` is a `memmove`, which is correct
 //! for overlapping ranges.
 
+/// A slot position as a [`Block`] stores it: `usize`, or `u32` where the
+/// layout's capacity fits (the runs layout, whose redistributions list a
+/// block slot per run: half the scratch).
+pub(crate) trait SlotIndex: Copy {
+    fn slot(self) -> usize;
+}
+
+impl SlotIndex for usize {
+    #[inline]
+    fn slot(self) -> usize {
+        self
+    }
+}
+
+impl SlotIndex for u32 {
+    #[inline]
+    fn slot(self) -> usize {
+        self as usize
+    }
+}
+
 /// One order-preserving piece of a redistribution: `len` elements from
 /// `src..src + len` to `dst..dst + len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Block {
-    pub(crate) src: usize,
-    pub(crate) dst: usize,
-    pub(crate) len: usize,
+pub(crate) struct Block<I = usize> {
+    pub(crate) src: I,
+    pub(crate) dst: I,
+    pub(crate) len: I,
 }
 
 /// Appends `block` to `blocks`, merging it into the previous one when both
@@ -51,15 +72,16 @@ pub(crate) fn push_block(blocks: &mut Vec<Block>, block: Block) {
 
 /// Performs the moves of `blocks` (in element order, see the module docs)
 /// in place and returns how many elements changed slot.
-pub(crate) fn move_blocks<T: Copy>(slots: &mut [T], blocks: &[Block]) -> u64 {
+pub(crate) fn move_blocks<T: Copy, I: SlotIndex>(slots: &mut [T], blocks: &[Block<I>]) -> u64 {
     let mut moved = 0u64;
-    for b in blocks.iter().filter(|b| b.dst < b.src) {
-        slots.copy_within(b.src..b.src + b.len, b.dst);
-        moved += b.len as u64;
+    let slots_of = |b: &Block<I>| (b.src.slot(), b.dst.slot(), b.len.slot());
+    for (src, dst, len) in blocks.iter().map(slots_of).filter(|&(s, d, _)| d < s) {
+        slots.copy_within(src..src + len, dst);
+        moved += len as u64;
     }
-    for b in blocks.iter().rev().filter(|b| b.dst > b.src) {
-        slots.copy_within(b.src..b.src + b.len, b.dst);
-        moved += b.len as u64;
+    for (src, dst, len) in blocks.iter().rev().map(slots_of).filter(|&(s, d, _)| d > s) {
+        slots.copy_within(src..src + len, dst);
+        moved += len as u64;
     }
     moved
 }

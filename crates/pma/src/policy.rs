@@ -44,6 +44,17 @@ pub trait GapPolicy {
     /// that it sums to `window.free_slots`.
     fn distribute(&mut self, window: &Window<'_>, gaps: &mut [usize]);
 
+    /// The rule behind [`distribute`](Self::distribute), when it is a
+    /// [`LinearGaps`] rule for this window: the layout then places every
+    /// run in one pass, straight from the lengths, without a gaps buffer
+    /// (a redistribution's per-run work is most of its cost on layouts of
+    /// many short runs). The rule must give exactly the gaps `distribute`
+    /// gives. Default: `None`, the layout calls `distribute`.
+    fn linear_gaps(&self, window: &Window<'_>) -> Option<LinearGaps> {
+        let _ = window;
+        None
+    }
+
     /// Observes an insert into `run`.
     fn record_insert(&mut self, run: usize) {
         let _ = run;
@@ -61,6 +72,9 @@ impl<P: GapPolicy + ?Sized> GapPolicy for Box<P> {
     }
     fn distribute(&mut self, window: &Window<'_>, gaps: &mut [usize]) {
         (**self).distribute(window, gaps)
+    }
+    fn linear_gaps(&self, window: &Window<'_>) -> Option<LinearGaps> {
+        (**self).linear_gaps(window)
     }
     fn record_insert(&mut self, run: usize) {
         (**self).record_insert(run)
@@ -117,6 +131,42 @@ pub fn apportion(out: &mut [usize], total: usize, weight: impl Fn(usize) -> u64)
     }
 }
 
+/// A gap rule linear in run length: every run gets `base` free slots, and
+/// `share` more are [`apportion`]ed in proportion to each run's weight
+/// `length_weight * length + constant_weight` (equal shares when every
+/// weight is zero).
+///
+/// Such a rule fixes every run's start in closed form — the start of run
+/// `r` is `r * base` plus the elements before it plus
+/// `floor(W_r * share / W)`, `W_r` the weight before it — which is what
+/// lets [`PackedRuns`](crate::PackedRuns) lay a window out in one pass
+/// (see [`GapPolicy::linear_gaps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinearGaps {
+    /// Free slots every run gets first.
+    pub base: usize,
+    /// Free slots shared in proportion to the weights.
+    pub share: usize,
+    /// Weight per element of a run.
+    pub length_weight: u64,
+    /// Weight every run has, whatever its length.
+    pub constant_weight: u64,
+}
+
+impl LinearGaps {
+    /// Run `i`'s weight when its length is `length`.
+    #[inline]
+    pub fn weight(&self, length: u32) -> u64 {
+        self.length_weight * u64::from(length) + self.constant_weight
+    }
+
+    /// Fills `gaps` (one entry per run of `lengths`) with the rule's gaps.
+    pub fn fill(&self, lengths: &[u32], gaps: &mut [usize]) {
+        gaps.fill(self.base);
+        apportion(gaps, self.share, |i| self.weight(lengths[i]));
+    }
+}
+
 /// Every run of the window gets the same number of free slots (within one).
 ///
 /// This is the per-run reading of "even": it ignores how long runs are, so
@@ -132,6 +182,14 @@ impl GapPolicy for Even {
     }
     fn distribute(&mut self, window: &Window<'_>, gaps: &mut [usize]) {
         apportion(gaps, window.free_slots, |_| 1);
+    }
+    fn linear_gaps(&self, window: &Window<'_>) -> Option<LinearGaps> {
+        Some(LinearGaps {
+            base: 0,
+            share: window.free_slots,
+            length_weight: 0,
+            constant_weight: 1,
+        })
     }
 }
 
@@ -157,15 +215,25 @@ impl Default for DegreeProportional {
 }
 
 impl DegreeProportional {
-    fn share(min_slack: usize, lengths: &[u32], free: usize, gaps: &mut [usize]) {
-        let runs = lengths.len();
+    fn rule(min_slack: usize, runs: usize, free: usize) -> LinearGaps {
         match min_slack.checked_mul(runs) {
-            Some(reserved) if reserved <= free => {
-                gaps.fill(min_slack);
-                apportion(gaps, free - reserved, |i| u64::from(lengths[i]));
-            }
-            _ => apportion(gaps, free, |i| lengths[i] as u64 + 1),
+            Some(reserved) if reserved <= free => LinearGaps {
+                base: min_slack,
+                share: free - reserved,
+                length_weight: 1,
+                constant_weight: 0,
+            },
+            _ => LinearGaps {
+                base: 0,
+                share: free,
+                length_weight: 1,
+                constant_weight: 1,
+            },
         }
+    }
+
+    fn share(min_slack: usize, lengths: &[u32], free: usize, gaps: &mut [usize]) {
+        Self::rule(min_slack, lengths.len(), free).fill(lengths, gaps);
     }
 }
 
@@ -175,6 +243,13 @@ impl GapPolicy for DegreeProportional {
     }
     fn distribute(&mut self, window: &Window<'_>, gaps: &mut [usize]) {
         Self::share(self.min_slack, window.lengths, window.free_slots, gaps);
+    }
+    fn linear_gaps(&self, window: &Window<'_>) -> Option<LinearGaps> {
+        Some(Self::rule(
+            self.min_slack,
+            window.lengths.len(),
+            window.free_slots,
+        ))
     }
 }
 

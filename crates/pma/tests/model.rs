@@ -351,3 +351,101 @@ proptest! {
         }
     }
 }
+
+/// `policy` with its `linear_gaps` rule hidden: the layout must take the
+/// gaps-buffer path (`distribute`) for every window.
+#[derive(Debug, Default)]
+struct GapsBufferOnly<P>(P);
+
+impl<P: GapPolicy> GapPolicy for GapsBufferOnly<P> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn distribute(&mut self, window: &Window<'_>, gaps: &mut [usize]) {
+        self.0.distribute(window, gaps)
+    }
+}
+
+/// Applies `ops` to two layouts, one placing runs from the policy's
+/// linear rule in one pass and one from its gaps buffer, and asserts that
+/// after every operation both hold the same elements in runs of the same
+/// capacity with the same counters: the one-pass placement must be exactly
+/// the policy's `distribute`.
+fn one_pass_matches_gaps_buffer<P: GapPolicy + Clone>(
+    policy: P,
+    config: PmaConfig,
+    ops: Vec<RunOp>,
+) -> Result<(), TestCaseError> {
+    let mut fast = PackedRuns::<Item, P>::with_config(policy.clone(), config).unwrap();
+    let mut slow =
+        PackedRuns::<Item, GapsBufferOnly<P>>::with_config(GapsBufferOnly(policy), config).unwrap();
+    fast.add_runs(3).unwrap();
+    slow.add_runs(3).unwrap();
+    for op in ops {
+        let n = fast.run_count();
+        match op {
+            RunOp::Push(r, value) => {
+                let item = Item { value, dead: false };
+                fast.push(r % n, item).unwrap();
+                slow.push(r % n, item).unwrap();
+            }
+            RunOp::Insert(r, k, value) => {
+                let item = Item { value, dead: false };
+                let at = k % (fast.run_len(r % n).unwrap() + 1);
+                fast.insert(r % n, at, item).unwrap();
+                slow.insert(r % n, at, item).unwrap();
+            }
+            RunOp::Remove(r, k) | RunOp::Tombstone(r, k) => {
+                let len = fast.run_len(r % n).unwrap();
+                if len == 0 {
+                    continue;
+                }
+                if matches!(op, RunOp::Remove(..)) {
+                    prop_assert_eq!(fast.remove(r % n, k % len), slow.remove(r % n, k % len));
+                } else {
+                    fast.run_mut(r % n).unwrap()[k % len].dead = true;
+                    slow.run_mut(r % n).unwrap()[k % len].dead = true;
+                }
+            }
+            RunOp::AddRuns(count) => {
+                prop_assert_eq!(fast.add_runs(count), slow.add_runs(count));
+            }
+            RunOp::Compact => {
+                fast.compact();
+                slow.compact();
+            }
+            RunOp::Reclaim(on) => {
+                let rule = if on {
+                    Reclaim::Tombstones
+                } else {
+                    Reclaim::Never
+                };
+                fast.set_reclaim(rule.clone());
+                slow.set_reclaim(rule);
+            }
+        }
+        fast.validate()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(fast.capacity(), slow.capacity());
+        for r in 0..fast.run_count() {
+            prop_assert_eq!(fast.run(r), slow.run(r), "run {}", r);
+            prop_assert_eq!(fast.run_capacity(r), slow.run_capacity(r), "run {}", r);
+        }
+        prop_assert_eq!(fast.stats(), slow.stats());
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn one_pass_placement_matches_the_gaps_buffer(
+        config in run_configs(),
+        min_slack in 0usize..3,
+        ops in proptest::collection::vec(run_op(), 1..400),
+    ) {
+        one_pass_matches_gaps_buffer(DegreeProportional { min_slack }, config, ops.clone())?;
+        one_pass_matches_gaps_buffer(Even, config, ops)?;
+    }
+}
