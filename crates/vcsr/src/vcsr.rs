@@ -767,9 +767,17 @@ impl<P: GapPolicy + Clone> Graph for Vcsr<P> {
 impl<P: GapPolicy + Clone> Vcsr<P> {
     #[inline]
     fn live_out(&self, v: VertexId) -> LiveSlots<'_> {
-        let degree = self.out_degree[v as usize] as usize;
         match &self.out {
-            OutRuns::Plain(runs) => live_slots(runs.run(v as usize).unwrap_or(&[]), degree),
+            OutRuns::Plain(runs) => {
+                let run = runs.run(v as usize).unwrap_or(&[]);
+                // With no tombstone anywhere every run is clean, and a scan
+                // need not read the degree array at all.
+                if runs.len() as u64 == self.edge_count {
+                    LiveSlots::Clean(run.iter())
+                } else {
+                    live_slots(run, self.out_degree[v as usize] as usize)
+                }
+            }
             OutRuns::Weighted(runs) => {
                 LiveSlots::Weighted(runs.run(v as usize).unwrap_or(&[]).iter())
             }
@@ -835,15 +843,19 @@ impl<P: GapPolicy + Clone> InNeighbors for Vcsr<P> {
             (v as usize) < self.vertex_count(),
             "vertex {v} out of range"
         );
-        let slots = self
-            .incoming
-            .as_ref()
-            .and_then(|runs| runs.run(v as usize))
-            .unwrap_or(&[]);
-        VcsrNeighbors(live_slots(
-            slots,
-            self.in_degree.get(v as usize).map_or(0, |&d| d as usize),
-        ))
+        let Some(runs) = &self.incoming else {
+            return VcsrNeighbors(LiveSlots::Clean([].iter()));
+        };
+        let slots = runs.run(v as usize).unwrap_or(&[]);
+        // As in `live_out`: no tombstone anywhere, no degree lookup.
+        if runs.len() as u64 == self.edge_count {
+            VcsrNeighbors(LiveSlots::Clean(slots.iter()))
+        } else {
+            VcsrNeighbors(live_slots(
+                slots,
+                self.in_degree.get(v as usize).map_or(0, |&d| d as usize),
+            ))
+        }
     }
 }
 
