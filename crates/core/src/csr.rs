@@ -611,15 +611,34 @@ impl EdgeSeq for ChunkSeq<'_> {
             let chunk_start = self.starts[index];
             let local = position - chunk_start..(range.end - chunk_start).min(chunk.src.len());
             let (src, dst) = (&chunk.src[local.clone()], &chunk.dst[local.clone()]);
+            // Sixteen edges (one cache line of each column) per prefetch.
+            const LINE: usize = 16;
             match chunk.weights {
                 Some(weights) => {
-                    for ((&s, &d), &w) in src.iter().zip(dst).zip(&weights[local.clone()]) {
-                        f(s, d, w);
+                    let weights = &weights[local.clone()];
+                    for (line, ((src, dst), weights)) in src
+                        .chunks(LINE)
+                        .zip(dst.chunks(LINE))
+                        .zip(weights.chunks(LINE))
+                        .enumerate()
+                    {
+                        let ahead = line * LINE + PREFETCH_AHEAD;
+                        prefetch(chunk.src, local.start + ahead);
+                        prefetch(chunk.dst, local.start + ahead);
+                        prefetch(chunk.weights.unwrap_or_default(), local.start + ahead);
+                        for ((&s, &d), &w) in src.iter().zip(dst).zip(weights) {
+                            f(s, d, w);
+                        }
                     }
                 }
                 None => {
-                    for (&s, &d) in src.iter().zip(dst) {
-                        f(s, d, 1.0);
+                    for (line, (src, dst)) in src.chunks(LINE).zip(dst.chunks(LINE)).enumerate() {
+                        let ahead = line * LINE + PREFETCH_AHEAD;
+                        prefetch(chunk.src, local.start + ahead);
+                        prefetch(chunk.dst, local.start + ahead);
+                        for (&s, &d) in src.iter().zip(dst) {
+                            f(s, d, 1.0);
+                        }
                     }
                 }
             }
@@ -627,6 +646,43 @@ impl EdgeSeq for ChunkSeq<'_> {
             index += 1;
         }
     }
+}
+
+/// How far ahead (in elements of 4 bytes, so 2 KiB) the build asks for the
+/// arrays it reads sequentially: the edge chunks in stages 1 and 2 and each
+/// bucket's slots in stage 3 (hundreds of megabytes for a loaded file). The
+/// hardware prefetcher stops at every 4 KiB page; asking early hides the
+/// wait at each page start (measured: 5-7% less CPU for the chunk walk,
+/// 4-6% more for stage 3). The walk over a built CSR (the transpose's
+/// input) showed no gain and has none.
+const PREFETCH_AHEAD: usize = 512;
+
+/// Asks the CPU to start loading the cache line holding `items[at]`; a hint
+/// only (a prefetch never faults, so `at` may be past the end). A no-op
+/// except on x86-64.
+#[inline(always)]
+fn prefetch<T>(items: &[T], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `prefetch_sse` needs only SSE, which every x86-64 CPU has
+        // (it is enabled in the default x86-64 target). A prefetch reads
+        // nothing into the program and never faults, whatever the address,
+        // and the address is formed with `wrapping_add`, so no
+        // out-of-bounds pointer arithmetic happens either.
+        unsafe { prefetch_sse(items.as_ptr().wrapping_add(at).cast()) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (items, at);
+    }
+}
+
+/// [`prefetch`]: `prefetcht0`, into every cache level.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse")]
+fn prefetch_sse(address: *const u8) {
+    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+    _mm_prefetch::<_MM_HINT_T0>(address.cast());
 }
 
 /// The edges of a built CSR, read back as a sequence (used for the transpose).
@@ -836,8 +892,10 @@ fn transpose_with(
     (in_offsets, in_sources)
 }
 
-/// The scatter's bucketed copy of the edges, kept between the out-edge and
-/// in-edge builds so the second does not map and fault in fresh memory.
+/// The scatter's bucketed copy of the edges. The sources are kept between
+/// the out-edge and in-edge builds so the second does not map and fault in
+/// fresh memory; the destinations become the output's targets (each bucket
+/// is permuted in place), so every build takes them.
 #[derive(Default)]
 struct ScatterScratch {
     src: Vec<VertexId>,
@@ -847,10 +905,12 @@ struct ScatterScratch {
 impl ScatterScratch {
     /// Both arrays, at least `len` long.
     fn arrays(&mut self, len: usize) -> (&mut [VertexId], &mut [VertexId]) {
+        // Zeroed allocations come as untouched pages; no need to keep the
+        // old contents.
         if self.src.len() < len {
-            // Zeroed allocations come as untouched pages; no need to keep
-            // the old contents.
             self.src = vec![0; len];
+        }
+        if self.dst.len() < len {
             self.dst = vec![0; len];
         }
         (&mut self.src[..len], &mut self.dst[..len])
@@ -897,8 +957,12 @@ const SCATTER_BUCKETS: usize = 256;
 ///    scatters its edges into its own slice of the output.
 ///
 /// Input order is kept within every vertex (stage 2 keeps it per bucket,
-/// stage 3 per vertex). Memory while building: a copy of the edges (8 bytes
-/// each, 12 with weights) besides the output.
+/// stage 3 per vertex). Stage 3 permutes each bucket's destinations (and
+/// weights) in place, through a copy of one bucket at a time, so the
+/// bucketed copy's destinations become the output's targets: besides the
+/// output, the build holds the bucketed sources (4 bytes per edge) and one
+/// bucket's copy per thread. Fresh memory matters here: every new page is
+/// a page fault, a third of the build's time in profiles.
 ///
 /// An id at or past `vertex_count` is reported as [`IdOutOfRange`] (the
 /// caller finds the largest id for the message).
@@ -996,10 +1060,14 @@ fn scatter<S: EdgeSeq>(
             });
         });
 
-    // Stage 3.
+    // Stage 3, in place: bucket b's targets occupy the slots its bucketed
+    // edges do, so each bucket's destinations (and weights) are copied out
+    // and scattered back into the same slice.
+    let mut targets = std::mem::take(&mut scratch.dst);
+    targets.truncate(edge_count);
+    let mut weights = bucketed_weights;
+    let bucketed_src = &scratch.src[..edge_count];
     let mut offsets = vec![0u64; vertex_count + 1];
-    let mut targets = vec![0 as VertexId; edge_count];
-    let mut weights = seq.weighted().then(|| vec![0.0 as Weight; edge_count]);
     let weight_pieces: Vec<Option<&mut [Weight]>> = match weights.as_mut() {
         Some(w) => split_by_lengths(w, bucket_lengths.iter().copied())
             .into_iter()
@@ -1015,15 +1083,23 @@ fn scatter<S: EdgeSeq>(
             buckets.iter().map(Range::len),
         ))
         .zip(buckets.par_iter().zip(&bucket_starts))
-        .for_each(
-            |(((target_piece, mut weight_piece), offset_piece), (bucket, &base))| {
+        .for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(dst_copy, weight_copy): &mut (Vec<VertexId>, Vec<Weight>),
+             (((target_piece, mut weight_piece), offset_piece), (bucket, &base))| {
                 let slots = base as usize..base as usize + target_piece.len();
-                let sources = &bucketed_src[slots.clone()];
+                let sources = &bucketed_src[slots];
                 let first = bucket.start as VertexId;
                 // Degrees, then each vertex's first slot in the piece.
                 let mut cursor = vec![0usize; bucket.len()];
-                for &s in sources {
-                    cursor[(s - first) as usize] += 1;
+                // The first read of this bucket's slots: prefetched, for
+                // the sources here and the destinations copied next.
+                for (line, sixteen) in sources.chunks(16).enumerate() {
+                    prefetch(sources, line * 16 + PREFETCH_AHEAD);
+                    prefetch(target_piece, line * 16 + PREFETCH_AHEAD);
+                    for &s in sixteen {
+                        cursor[(s - first) as usize] += 1;
+                    }
                 }
                 let mut end = 0;
                 for (slot, offset) in cursor.iter_mut().zip(offset_piece) {
@@ -1032,13 +1108,17 @@ fn scatter<S: EdgeSeq>(
                     end += degree;
                     *offset = base + end as u64;
                 }
-                for (i, (&s, &d)) in sources.iter().zip(&bucketed_dst[slots.clone()]).enumerate() {
+                dst_copy.clear();
+                dst_copy.extend_from_slice(target_piece);
+                weight_copy.clear();
+                if let Some(piece) = weight_piece.as_deref() {
+                    weight_copy.extend_from_slice(piece);
+                }
+                for (i, (&s, &d)) in sources.iter().zip(dst_copy.iter()).enumerate() {
                     let slot = &mut cursor[(s - first) as usize];
                     target_piece[*slot] = d;
-                    if let (Some(out), Some(bucketed)) =
-                        (weight_piece.as_deref_mut(), bucketed_weights.as_deref())
-                    {
-                        out[*slot] = bucketed[slots.start + i];
+                    if let Some(out) = weight_piece.as_deref_mut() {
+                        out[*slot] = weight_copy[i];
                     }
                     *slot += 1;
                 }
@@ -1157,4 +1237,57 @@ fn dedup_sorted_in_place(list: &mut [VertexId]) -> usize {
         }
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefetching_any_position_is_harmless() {
+        let items = [7u32; 3];
+        for at in [0, 2, 3, 512, usize::MAX / 8, usize::MAX] {
+            prefetch(&items, at);
+        }
+        prefetch::<u64>(&[], 0);
+    }
+
+    /// The chunk walk (which prefetches ahead of itself, past chunk ends
+    /// too) visits exactly the edges of any range, in order, with their
+    /// weights.
+    #[test]
+    fn chunk_walk_visits_every_edge_of_any_range_in_order() {
+        let lengths = [0usize, 1, 15, 16, 17, 700, 0, 1100, 33];
+        let total: usize = lengths.iter().sum();
+        let src: Vec<VertexId> = (0..total as u32).collect();
+        let dst: Vec<VertexId> = (0..total as u32).map(|i| i * 7 % 1000).collect();
+        let weights: Vec<Weight> = (0..total).map(|i| i as Weight / 4.0).collect();
+        for weighted in [false, true] {
+            let mut start = 0;
+            let chunks: Vec<EdgeChunk<'_>> = lengths
+                .iter()
+                .map(|&len| {
+                    let range = start..start + len;
+                    start += len;
+                    EdgeChunk {
+                        src: &src[range.clone()],
+                        dst: &dst[range.clone()],
+                        weights: weighted.then(|| &weights[range]),
+                    }
+                })
+                .collect();
+            let seq = ChunkSeq::new(&chunks).expect("consistent chunks");
+            let points = [0, 1, 16, 17, 40, 600, 733, 1500, total - 1, total];
+            for &from in &points {
+                for &to in points.iter().filter(|&&to| to >= from) {
+                    let mut seen = Vec::new();
+                    seq.for_each(from..to, |s, d, w| seen.push((s, d, w)));
+                    let expected: Vec<(VertexId, VertexId, Weight)> = (from..to)
+                        .map(|i| (src[i], dst[i], if weighted { weights[i] } else { 1.0 }))
+                        .collect();
+                    assert_eq!(seen, expected, "range {from}..{to}, weighted {weighted}");
+                }
+            }
+        }
+    }
 }

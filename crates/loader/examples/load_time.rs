@@ -1,5 +1,6 @@
-//! Times one load of a file: `cargo run --release -p dyngraph-loader
-//! --example load_time -- PATH [THREADS] [stream|csr|csr-transpose]`.
+//! Times loads of a file: `cargo run --release -p dyngraph-loader
+//! --example load_time -- PATH [THREADS] [stream|csr|csr-transpose]
+//! [REPEATS]` (three loads by default, each timed).
 
 use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
 use std::time::Instant;
@@ -8,13 +9,14 @@ fn main() -> Result<(), dyngraph_core::Error> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
-        .expect("usage: load_time PATH [THREADS] [stream|csr|csr-transpose]");
+        .expect("usage: load_time PATH [THREADS] [stream|csr|csr-transpose] [REPEATS]");
     let threads: usize = args.next().map_or(1, |t| t.parse().expect("threads"));
     let what = args.next().unwrap_or_else(|| "stream".into());
+    let repeats: usize = args.next().map_or(3, |r| r.parse().expect("repeats"));
     let options = LoadOptions::default()
         .threads(threads)
         .transpose(what == "csr-transpose");
-    for _ in 0..3 {
+    for _ in 0..repeats {
         let start = Instant::now();
         let edges = if what.starts_with("csr") {
             load_csr(&path, &options)?.targets().len()
