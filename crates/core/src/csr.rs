@@ -653,7 +653,7 @@ impl EdgeSeq for ChunkSeq<'_> {
 /// bucket's slots in stage 3 (hundreds of megabytes for a loaded file). The
 /// hardware prefetcher stops at every 4 KiB page; asking early hides the
 /// wait at each page start (measured: 5-7% less CPU for the chunk walk,
-/// 4-6% more for stage 3). The walk over a built CSR (the transpose's
+/// 4-6% less for stage 3). The walk over a built CSR (the transpose's
 /// input) showed no gain and has none.
 const PREFETCH_AHEAD: usize = 512;
 
