@@ -2,7 +2,7 @@
 //! Algorithms 7-8): group by source, sort in parallel, then change every
 //! modified segment in parallel, one rayon task per segment.
 
-use crate::adjacency::AdjList;
+use crate::adjacency::{AdjList, prefetch};
 use crate::segment::{Editor, Segment, merge_sorted};
 use crate::store::CsrPP;
 use dyngraph_core::{Edge, Error, Graph, Result, Semantics, UpdateReport, VertexId, Weight};
@@ -256,6 +256,9 @@ impl CsrPP {
                 // New slots per touched list, merged in one pass per segment
                 // (lists with tombstones take the slot-by-slot path).
                 for group in part.chunk_by(|a, b| a.0 == b.0) {
+                    prefetch(&data.out[group[0].0 as usize & mask]);
+                }
+                for group in part.chunk_by(|a, b| a.0 == b.0) {
                     let src = group[0].0;
                     let index = src as usize & mask;
                     let list = &mut data.out[index];
@@ -364,6 +367,12 @@ impl CsrPP {
                     }
                     data.fill_from_runs(editor.allocator, headroom, true, &ids, &[], &runs);
                     return undeleted;
+                }
+                for group in part.chunk_by(|a, b| a.0 == b.0) {
+                    prefetch(&data.out[group[0].0 as usize & mask]);
+                    if reverse {
+                        prefetch(&data.incoming[group[0].0 as usize & mask]);
+                    }
                 }
                 for group in part.chunk_by(|a, b| a.0 == b.0) {
                     let index = group[0].0 as usize & mask;
