@@ -291,13 +291,48 @@ pub(crate) struct Shard {
 /// [`HUGE_PAGE_BYTES`] on, so the scattered arrays of an updated store
 /// cost fewer TLB misses.
 enum Region {
-    Heap(NonNull<u8>, usize),
+    Heap(HeapRegion),
     Map(MmapMut),
 }
+
+/// A region from the global allocator, freed on drop.
+struct HeapRegion {
+    start: NonNull<u8>,
+    bytes: usize,
+}
+
+impl Drop for HeapRegion {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `Region::new` with this layout, freed once,
+        // here; the arena (and every store using its blocks) is being
+        // dropped.
+        unsafe { dealloc(self.start.as_ptr(), region_layout(self.bytes)) }
+    }
+}
+
+/// Huge-page maps of dropped arenas, kept for the next arena (up to
+/// [`MAP_CACHE_BYTES`]): a new map's huge pages must be faulted and zeroed
+/// (2 MiB at a time) on first touch, a kept one is ready. Without this a
+/// store created after another was dropped (a clone per batch, a graph
+/// algebra result) paid those faults where the global allocator's heap
+/// would have handed back memory it kept. Their contents are stale; arena
+/// blocks are always written before they are read.
+static MAP_CACHE: std::sync::Mutex<Vec<MmapMut>> = std::sync::Mutex::new(Vec::new());
+
+/// Most bytes of maps [`MAP_CACHE`] keeps once their arenas are gone.
+const MAP_CACHE_BYTES: usize = 128 * 1024 * 1024;
 
 impl Region {
     fn new(bytes: usize) -> Self {
         if bytes >= HUGE_PAGE_BYTES {
+            let cached = {
+                let mut cache = MAP_CACHE.lock().unwrap_or_else(|e| e.into_inner());
+                let position = cache.iter().position(|map| map.len() == bytes);
+                position.map(|i| cache.swap_remove(i))
+            };
+            if let Some(map) = cached {
+                return Self::Map(map);
+            }
             let Ok(map) = MmapMut::map_anon(bytes) else {
                 handle_alloc_error(block_layout(bytes))
             };
@@ -312,33 +347,37 @@ impl Region {
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe { alloc(layout) };
         match NonNull::new(raw) {
-            Some(start) => Self::Heap(start, bytes),
+            Some(start) => Self::Heap(HeapRegion { start, bytes }),
             None => handle_alloc_error(layout),
         }
     }
 
     fn start(&mut self) -> usize {
         match self {
-            Self::Heap(start, _) => start.as_ptr() as usize,
+            Self::Heap(heap) => heap.start.as_ptr() as usize,
             Self::Map(map) => map.as_mut_ptr() as usize,
         }
     }
 
     fn len(&self) -> usize {
         match self {
-            Self::Heap(_, bytes) => *bytes,
+            Self::Heap(heap) => heap.bytes,
             Self::Map(map) => map.len(),
         }
     }
 }
 
-impl Drop for Region {
+impl Drop for Shard {
     fn drop(&mut self) {
-        if let Self::Heap(start, bytes) = *self {
-            // SAFETY: allocated in `Region::new` with this layout, freed
-            // once, here; the arena (and every store using its blocks) is
-            // being dropped.
-            unsafe { dealloc(start.as_ptr(), region_layout(bytes)) }
+        let mut cache = MAP_CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept: usize = cache.iter().map(|map| map.len()).sum();
+        for region in self.regions.drain(..) {
+            if let Region::Map(map) = region
+                && kept + map.len() <= MAP_CACHE_BYTES
+            {
+                kept += map.len();
+                cache.push(map);
+            }
         }
     }
 }
@@ -591,6 +630,50 @@ mod tests {
         }
         drop(local);
         assert!(allocator.reserved_bytes() >= 30 << 20);
+        // Dropping the arena keeps its maps for the next one (no other test
+        // grows an arena to map size, so nobody takes them in between).
+        let maps: Vec<usize> = {
+            let mut shard = allocator_shard(&allocator);
+            shard
+                .regions
+                .iter_mut()
+                .filter(|r| matches!(r, Region::Map(_)))
+                .map(Region::start)
+                .collect()
+        };
+        drop(allocator);
+        let cached: Vec<usize> = MAP_CACHE
+            .lock()
+            .unwrap()
+            .iter_mut()
+            .map(|map| map.as_mut_ptr() as usize)
+            .collect();
+        assert!(cached.iter().map(|_| MAX_REGION_BYTES).sum::<usize>() <= MAP_CACHE_BYTES);
+        assert!(cached.iter().any(|start| maps.contains(start)));
+        let again = EdgeAllocator::new(AllocatorKind::Arena);
+        {
+            let local = again.local();
+            // Enough for the regions to reach map size again.
+            for _ in 0..1000 {
+                local.allocate(MAX_ARENA_BLOCK);
+            }
+        }
+        let mut shard = allocator_shard(&again);
+        assert!(
+            shard
+                .regions
+                .iter_mut()
+                .any(|r| matches!(r, Region::Map(_)) && maps.contains(&r.start())),
+            "a new arena reuses a kept map"
+        );
+    }
+
+    /// The current thread's shard of an arena allocator, locked.
+    fn allocator_shard(allocator: &EdgeAllocator) -> parking_lot::MutexGuard<'_, Shard> {
+        match allocator {
+            EdgeAllocator::Arena(arena) => arena.shard().lock(),
+            EdgeAllocator::System => unreachable!("an arena allocator"),
+        }
     }
 
     #[cfg(debug_assertions)]
