@@ -9,8 +9,10 @@
 //! uncontended on the hot path and there is no global lock. A block freed
 //! by another thread simply joins that thread's free list, as in CP2AA.
 //! Requests above 8 KiB go to the system allocator. The shards' memory is
-//! anonymous maps that grow geometrically (64 KiB … 4 MiB); those of 2 MiB
-//! and more are advised to use transparent huge pages.
+//! regions that grow geometrically (64 KiB … 4 MiB); those of 2 MiB and
+//! more are anonymous maps advised to use transparent huge pages, and are
+//! kept for the next arena when a store is dropped (up to 128 MiB per
+//! process).
 
 use crossbeam::utils::CachePadded;
 use memmap2::MmapMut;
@@ -29,7 +31,8 @@ pub enum AllocatorKind {
     /// 8 KiB, per-class free lists, larger arrays from the system
     /// allocator. Memory of freed small arrays is reused for arrays of the
     /// same class but only returned to the system when the store is
-    /// dropped. Chosen as default because it was as fast or faster in most
+    /// dropped (its huge-page maps, up to 128 MiB per process, are kept
+    /// for the next store's arena instead). Chosen as default because it was as fast or faster in most
     /// of the insert benchmarks (`BENCHMARKS.md`, issue 6), not all.
     #[default]
     Arena,
