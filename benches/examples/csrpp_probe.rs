@@ -206,6 +206,17 @@ fn kernels(edges: &[Edge], reps: usize) {
     );
 }
 
+/// With `CSRPP_PROBE_PERF_CTL=<fifo>` (and `perf record --control
+/// fifo:<fifo> -D -1`), switches `perf` sampling on and off around the
+/// measured part, so the profile holds only that.
+fn perf_control(command: &str) {
+    if let Some(path) = std::env::var_os("CSRPP_PROBE_PERF_CTL") {
+        use std::io::Write;
+        let mut fifo = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        writeln!(fifo, "{command}").unwrap();
+    }
+}
+
 /// Runs PageRank `reps` times on one store (`csr`, `fresh`, `batched`), for
 /// `perf record`.
 fn profile(edges: &[Edge], reps: usize, store: &str) {
@@ -224,9 +235,19 @@ fn profile(edges: &[Edge], reps: usize, store: &str) {
             let mut spent = Duration::ZERO;
             for _ in 0..reps {
                 let mut graph = store.clone();
+                perf_control("enable");
                 spent += time(|| graph.insert_edges(black_box(new)).unwrap());
+                perf_control("disable");
             }
-            println!("batch 1% x{reps}: {:.0} ms inserting", ms(spent));
+            let mut graph = store.clone();
+            let before = graph.memory_bytes();
+            graph.insert_edges(new).unwrap();
+            println!(
+                "batch 1% x{reps}: {:.0} ms inserting; memory {:.1} MB -> {:.1} MB",
+                ms(spent),
+                before as f64 / 1e6,
+                graph.memory_bytes() as f64 / 1e6
+            );
         }
         "csr" => {
             let csr =

@@ -5,7 +5,7 @@
 use crate::adjacency::{
     AdjList, ID_MASK, MAX_TOMBSTONES, Slab, TOMBSTONE, block_bytes, capacity_for,
 };
-use crate::alloc::EdgeAllocator;
+use crate::alloc::{BlockSource, EdgeAllocator};
 use crate::config::DeleteMode;
 use dyngraph_core::{Semantics, VertexId, Weight};
 use std::ptr::NonNull;
@@ -220,15 +220,20 @@ impl SegmentData {
         };
         let packing = &mut self.packing[side(incoming)];
         let likely = REPACK_SHARE * packing.unpacked >= packing.packed.max(MIN_REPACK_SLOTS);
+        for &(index, _, _) in groups {
+            lists[index].prefetch_array();
+        }
+        // One lock of this thread's arena shard for all the merges.
+        let blocks = allocator.local();
         if repack && likely && should_repack(lists) {
             // SAFETY: forwarded contract.
-            unsafe { self.repack(allocator, incoming, pending, groups) };
+            unsafe { self.repack(&blocks, incoming, pending, groups) };
             return;
         }
         for &(index, start, end) in groups {
             let list = &mut lists[index];
-            // SAFETY: forwarded contract.
-            unsafe { list.merge_in(allocator, &pending[start..end]) };
+            // SAFETY: forwarded contract (`blocks` is `allocator`'s).
+            unsafe { list.merge_in(&blocks, &pending[start..end]) };
             if list.len() >= 2 && !list.is_in_slab() {
                 packing.unpacked += list.len();
             }
@@ -242,7 +247,7 @@ impl SegmentData {
     /// tombstones.
     unsafe fn repack(
         &mut self,
-        allocator: &EdgeAllocator,
+        allocator: &impl BlockSource,
         incoming: bool,
         pending: &[(VertexId, Weight)],
         groups: &[(usize, usize, usize)],

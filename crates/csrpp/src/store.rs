@@ -431,7 +431,7 @@ impl CsrPP {
 
     /// Heap bytes: the segment directory, the vertex entries, property
     /// columns, and the edge arrays as the allocator holds them (rounded to
-    /// their size class in the arena; the arena's unused chunk space is in
+    /// their size class in the arena; the arena's unused region space is in
     /// [`CsrPP::arena_reserved_bytes`]).
     pub fn memory_bytes(&self) -> usize {
         let directory = self.segments.capacity() * std::mem::size_of::<Segment>();
