@@ -169,6 +169,26 @@ struct FieldError {
     kind: ParseErrorKind,
 }
 
+impl FieldError {
+    /// The error of a line after `lines_before` others, `newline` telling
+    /// whether the line ended with one. Only the input's last line can
+    /// lack a newline (blocks end after one), so a field missing there
+    /// means the file was cut off mid-line.
+    fn at_line(self, lines_before: u64, newline: bool) -> LocalError {
+        let kind = match self.kind {
+            ParseErrorKind::MissingField { .. } if !newline => ParseErrorKind::UnexpectedEof {
+                context: "an edge line",
+            },
+            kind => kind,
+        };
+        LocalError {
+            lines_before,
+            column: self.offset as u64 + 1,
+            kind,
+        }
+    }
+}
+
 /// The decimal number spelled by the leading digits of `word` (eight input
 /// bytes, the first in the lowest byte) and how many digits there are, when
 /// there are between one and seven (so the byte after them is in `word`
@@ -827,22 +847,7 @@ impl Syntax {
                 let line = &block[start..end];
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
                 if let Err(error) = self.parse_line(line, buffer) {
-                    // Only the input's last line can lack a newline (blocks
-                    // end after one), so a field missing there means the
-                    // file was cut off mid-line.
-                    let kind = match error.kind {
-                        ParseErrorKind::MissingField { .. } if !newline => {
-                            ParseErrorKind::UnexpectedEof {
-                                context: "an edge line",
-                            }
-                        }
-                        kind => kind,
-                    };
-                    buffer.summary.error = Some(LocalError {
-                        lines_before: buffer.summary.lines,
-                        column: error.offset as u64 + 1,
-                        kind,
-                    });
+                    buffer.summary.error = Some(error.at_line(buffer.summary.lines, newline));
                     return;
                 }
             }
@@ -1099,21 +1104,7 @@ mod tests {
         while !rest.is_empty() {
             let (line, tail, newline) = split_line(rest);
             if let Err(error) = syntax.parse_line(line, &mut buffer) {
-                // As parse_block: a missing field on an unterminated last
-                // line is a cut-off file.
-                let kind = match error.kind {
-                    ParseErrorKind::MissingField { .. } if !newline => {
-                        ParseErrorKind::UnexpectedEof {
-                            context: "an edge line",
-                        }
-                    }
-                    kind => kind,
-                };
-                buffer.summary.error = Some(LocalError {
-                    lines_before: buffer.summary.lines,
-                    column: error.offset as u64 + 1,
-                    kind,
-                });
+                buffer.summary.error = Some(error.at_line(buffer.summary.lines, newline));
                 break;
             }
             buffer.summary.lines += u64::from(newline);

