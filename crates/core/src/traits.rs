@@ -44,21 +44,6 @@ pub trait OutNeighbors: Graph {
     /// store's (insertion order for VCSR, sorted for CSR++, file order or
     /// sorted for `Csr` depending on how it was built).
     fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_>;
-
-    /// A hint that `v`'s out-neighbours will be read soon; no effect on any
-    /// result. The default does nothing.
-    ///
-    /// Kernels that walk vertices in id order call it a few vertices ahead
-    /// of the one they read. Stores whose lists live at scattered addresses
-    /// (CSR++ after updates) override it to start loading the list's first
-    /// cache line, so that miss overlaps the work on the vertices before
-    /// it; stores with one contiguous array (`Csr`, the VCSR family) keep
-    /// the no-op, which compiles away, as the hardware prefetcher already
-    /// streams their arrays. An override must not panic, whatever `v`.
-    #[inline(always)]
-    fn prefetch_out_neighbors(&self, v: VertexId) {
-        let _ = v;
-    }
 }
 
 /// In-edges, for stores that can keep reverse edges.
@@ -81,15 +66,6 @@ pub trait InNeighbors: Graph {
 
     /// The in-neighbours of `v`: every `u` with an edge `u -> v`.
     fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_>;
-
-    /// A hint that `v`'s in-neighbours will be read soon; no effect on any
-    /// result. The default does nothing. See
-    /// [`OutNeighbors::prefetch_out_neighbors`] for who calls and who
-    /// overrides it; as there, an override must not panic, whatever `v`.
-    #[inline(always)]
-    fn prefetch_in_neighbors(&self, v: VertexId) {
-        let _ = v;
-    }
 }
 
 /// Out-edges with their weights.
@@ -236,11 +212,6 @@ impl<G: OutNeighbors + ?Sized> OutNeighbors for &G {
     fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
         (**self).out_neighbors(v)
     }
-
-    #[inline(always)]
-    fn prefetch_out_neighbors(&self, v: VertexId) {
-        (**self).prefetch_out_neighbors(v)
-    }
 }
 
 impl<G: InNeighbors + ?Sized> InNeighbors for &G {
@@ -262,11 +233,6 @@ impl<G: InNeighbors + ?Sized> InNeighbors for &G {
     #[inline]
     fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_> {
         (**self).in_neighbors(v)
-    }
-
-    #[inline(always)]
-    fn prefetch_in_neighbors(&self, v: VertexId) {
-        (**self).prefetch_in_neighbors(v)
     }
 }
 

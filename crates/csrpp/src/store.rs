@@ -622,17 +622,6 @@ impl OutNeighbors for CsrPP {
         let list = self.out_list(v);
         Neighbors::new(list.ids(), list.tombstones() > 0)
     }
-
-    /// Reads `v`'s entry and starts loading the first cache line of its
-    /// out-array (a software prefetch on x86-64); nothing for an id
-    /// outside the graph, an empty list or a degree-1 entry (its neighbour
-    /// is inline).
-    #[inline]
-    fn prefetch_out_neighbors(&self, v: VertexId) {
-        if (v as usize) < self.vertex_count {
-            self.out_list(v).prefetch_array();
-        }
-    }
 }
 
 impl InNeighbors for CsrPP {
@@ -652,23 +641,6 @@ impl InNeighbors for CsrPP {
         match self.in_list(v) {
             Some(list) => Neighbors::new(list.ids(), list.tombstones() > 0),
             None => Neighbors::new(&[], false),
-        }
-    }
-
-    /// As `prefetch_out_neighbors`, for the in-array; nothing without
-    /// reverse edges.
-    ///
-    /// After batch updates each vertex's arrays sit wherever their last
-    /// relocation put them, so a scan in id order (pull PageRank,
-    /// bottom-up BFS) takes a cache miss on each one; issued a few
-    /// vertices ahead, these misses overlap instead of following one
-    /// another.
-    #[inline]
-    fn prefetch_in_neighbors(&self, v: VertexId) {
-        if (v as usize) < self.vertex_count
-            && let Some(list) = self.in_list(v)
-        {
-            list.prefetch_array();
         }
     }
 }

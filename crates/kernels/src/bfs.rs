@@ -16,7 +16,7 @@
 //! 4 more with depths, two bitmaps of `V / 8` bytes, and the frontier queue.
 
 use crate::VerifyError;
-use crate::util::{Bitmap, PREFETCH_AHEAD, atomic_u32_vec, check_vertex, into_plain_u32};
+use crate::util::{Bitmap, atomic_u32_vec, check_vertex, into_plain_u32};
 use dyngraph_core::{InNeighbors, OutNeighbors, Result, VertexId};
 use rayon::prelude::*;
 use std::collections::VecDeque;
@@ -280,12 +280,6 @@ impl<G: OutNeighbors + InNeighbors + Sync> Search<'_, G> {
                 let mut awake = 0;
                 let start = word_index * 64;
                 for v in start..(start + 64).min(n) {
-                    // Only unvisited vertices read their in-list: hint the
-                    // store about the one that far ahead, if it will.
-                    let later = v + PREFETCH_AHEAD;
-                    if later < n && self.parents[later].load(Relaxed) == NO_PARENT {
-                        self.graph.prefetch_in_neighbors(later as VertexId);
-                    }
                     if self.parents[v].load(Relaxed) != NO_PARENT {
                         continue;
                     }

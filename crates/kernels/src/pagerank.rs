@@ -21,7 +21,7 @@
 //! when pushing).
 
 use crate::VerifyError;
-use crate::util::{PREFETCH_AHEAD, atomic_add_f32, vertices};
+use crate::util::{atomic_add_f32, vertices};
 use dyngraph_core::{Error, InNeighbors, OutNeighbors, Result, VertexId};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -159,16 +159,10 @@ where
             .enumerate()
             .map(|(v, score)| {
                 let sum: f32 = match method {
-                    PageRankMethod::Pull => {
-                        // The store may start loading a later in-list now.
-                        if v + PREFETCH_AHEAD < n {
-                            graph.prefetch_in_neighbors((v + PREFETCH_AHEAD) as VertexId);
-                        }
-                        graph
-                            .in_neighbors(v as VertexId)
-                            .map(|u| contributions[u as usize])
-                            .sum()
-                    }
+                    PageRankMethod::Pull => graph
+                        .in_neighbors(v as VertexId)
+                        .map(|u| contributions[u as usize])
+                        .sum(),
                     PageRankMethod::Push => f32::from_bits(incoming[v].load(Relaxed)),
                 };
                 let old = *score;

@@ -114,12 +114,6 @@ pub(crate) fn into_plain_u32(values: Vec<AtomicU32>) -> Vec<u32> {
     values.into_par_iter().map(AtomicU32::into_inner).collect()
 }
 
-/// How many vertices ahead of the one it reads a kernel walking vertices
-/// in id order hints the store ([`dyngraph_core::InNeighbors::prefetch_in_neighbors`]):
-/// far enough that a cache miss started there ends before the walk
-/// arrives, near enough that the line is still cached.
-pub(crate) const PREFETCH_AHEAD: usize = 16;
-
 /// The vertex ids of a graph with `n` vertices, as a parallel range.
 #[inline]
 pub(crate) fn vertices(n: usize) -> rayon::range::Iter<VertexId> {
