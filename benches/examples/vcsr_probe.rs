@@ -7,7 +7,10 @@
 //! ```sh
 //! cargo run --release -p dyngraph-benches --example vcsr_probe -- inserts mo10 5
 //! cargo run --release -p dyngraph-benches --example vcsr_probe -- pagerank kron20x20 3
+//! cargo run --release -p dyngraph-benches --example vcsr_probe -- pagerank-along kron20x20 3
 //! ```
+//! Mode `pagerank-along` measures the PageRank ratio at five points of the
+//! stream, with the in-edge density at each.
 //! Modes `vcsr` and `pcsr` replay one store alone (for `perf record`).
 //! With `VCSR_PROBE_CPU` set it times process CPU time instead of wall
 //! time (steadier on a shared machine); `VCSR_PROBE_ROOT_UPPER=0.85`
@@ -170,6 +173,51 @@ fn pagerank_ratio(stream: &Stream, reps: usize) {
     });
 }
 
+/// PageRank on `Vcsr` against `Csr` at several points of the stream (after
+/// 60, 70, 80, 90 and 100 % of its dynamic part): the edge arrays grow by a
+/// factor when the root passes its upper bound, so their density, and the
+/// slots a pull scan streams, cycle between `root_upper / growth` and
+/// `root_upper` as the stream goes on. This shows where in that cycle the
+/// end of a stream falls and what each point costs.
+fn pagerank_along(stream: &Stream, reps: usize) {
+    let mut vcsr = new_vcsr(true);
+    vcsr.insert_edges(&stream.base)
+        .expect("ids within the limit");
+    let mut inserted = 0;
+    for percent in [60, 70, 80, 90, 100] {
+        let until = stream.dynamic.len() * percent / 100;
+        for edge in &stream.dynamic[inserted..until] {
+            vcsr.insert_edge(edge.src, edge.dst)
+                .expect("ids within the limit");
+        }
+        inserted = until;
+        let mut prefix = stream.base.clone();
+        prefix.extend_from_slice(&stream.dynamic[..until]);
+        let csr =
+            Csr::from_edges(&prefix, CsrOptions::default().transpose(true)).expect("valid graph");
+        let (csr_time, vcsr_time) = in_pool(1, || {
+            let mut best = (Duration::MAX, Duration::MAX);
+            for _ in 0..reps {
+                best.0 = best.0.min(time(|| {
+                    black_box(pagerank(&csr, PAGERANK_ITERATIONS));
+                }));
+                best.1 = best.1.min(time(|| {
+                    black_box(pagerank(&vcsr, PAGERANK_ITERATIONS));
+                }));
+            }
+            best
+        });
+        println!(
+            "{percent:>3} % of the dynamic part: {} edges, Vcsr in-edge density {:.3}; PageRank 1t min Csr {:.1} ms, Vcsr {:.1} ms, {:.3}x Csr",
+            prefix.len(),
+            vcsr.stats().in_density,
+            csr_time.as_secs_f64() * 1e3,
+            vcsr_time.as_secs_f64() * 1e3,
+            vcsr_time.as_secs_f64() / csr_time.as_secs_f64()
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mode = args.first().map_or("inserts", String::as_str);
@@ -178,6 +226,7 @@ fn main() {
     match mode {
         "inserts" => inserts(&stream, reps),
         "pagerank" => pagerank_ratio(&stream, reps),
+        "pagerank-along" => pagerank_along(&stream, reps),
         // One store alone, for `perf record` or `valgrind`.
         "vcsr" => {
             println!("{:?}", replayed_vcsr(&stream, false).stats());
@@ -192,6 +241,6 @@ fn main() {
         "pcsr" => {
             (0..reps).for_each(|_| println!("{:?}", insert_time(&stream, Pcsr::empty(false))))
         }
-        other => panic!("mode {other}: inserts or pagerank"),
+        other => panic!("mode {other}: inserts, pagerank, pagerank-along, vcsr or pcsr"),
     }
 }

@@ -376,7 +376,10 @@ fn stats_report_the_in_edge_array_shape() {
     assert!(stats.in_slots >= edges.len(), "{stats:?}");
     let stored = stats.in_density * stats.in_slots as f64;
     assert!((stored - edges.len() as f64).abs() < 0.5, "{stats:?}");
-    assert!(stats.in_density > 0.25 && stats.in_density <= 1.0, "{stats:?}");
+    assert!(
+        stats.in_density > 0.25 && stats.in_density <= 1.0,
+        "{stats:?}"
+    );
     // Deleting leaves tombstones, which still occupy their slots.
     with_in.delete_edge(edges[0].src, edges[0].dst).unwrap();
     assert_eq!(with_in.stats().in_density, stats.in_density);
