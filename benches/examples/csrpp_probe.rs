@@ -10,6 +10,7 @@
 //! cargo run --release -p dyngraph-benches --example csrpp_probe -- [scale] [reps] [batch|kernels|all]
 //! ```
 
+use dyngraph_benches::process_cpu_time;
 use dyngraph_core::{Csr, CsrOptions, Edge, Graph, GraphUpdate, OutNeighbors, VertexId};
 use dyngraph_csrpp::{CsrPP, CsrPPConfig};
 use dyngraph_kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
@@ -18,26 +19,15 @@ use rayon::prelude::*;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// CPU time of the whole process so far (every thread's run time from
-/// `/proc/self/task/*/schedstat`), or `None` where that is unavailable.
-fn cpu_time() -> Option<Duration> {
-    let mut total = 0u64;
-    for task in std::fs::read_dir("/proc/self/task").ok()? {
-        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(Duration::from_nanos(total))
-}
-
 /// With `CSRPP_PROBE_CPU` set, the CPU time `f` took (robust when other
 /// processes compete for the cores; use with `RAYON_NUM_THREADS=1`, as
 /// idle rayon workers spin); otherwise the wall time.
 fn time<T>(f: impl FnOnce() -> T) -> Duration {
     let cpu = std::env::var_os("CSRPP_PROBE_CPU").is_some();
-    let (start, cpu_start) = (Instant::now(), cpu.then(cpu_time).flatten());
+    let (start, cpu_start) = (Instant::now(), cpu.then(process_cpu_time).flatten());
     black_box(f());
     match cpu_start {
-        Some(before) => cpu_time().map_or(start.elapsed(), |after| after - before),
+        Some(before) => process_cpu_time().map_or(start.elapsed(), |after| after - before),
         None => start.elapsed(),
     }
 }

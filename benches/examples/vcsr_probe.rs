@@ -7,18 +7,27 @@
 //! ```sh
 //! cargo run --release -p dyngraph-benches --example vcsr_probe -- inserts mo10 5
 //! cargo run --release -p dyngraph-benches --example vcsr_probe -- pagerank kron20x20 3
+//! cargo run --release -p dyngraph-benches --example vcsr_probe -- pagerank-along kron20x20 3
 //! ```
+//! Mode `pagerank-along` measures the PageRank ratio at five points of the
+//! stream, with the in-edge density at each.
 //! Modes `vcsr` and `pcsr` replay one store alone (for `perf record`).
+//! With `VCSR_PROBE_CPU` set it times process CPU time instead of wall
+//! time (steadier on a shared machine); `VCSR_PROBE_ROOT_UPPER=0.85`
+//! builds `Vcsr` with that root upper density bound instead of the
+//! default, to measure what a denser edge array buys and costs.
 //! Streams: `mo10`, `mo30` (sx-mathoverflow with a 10 % / 30 % base; needs
 //! `../shared/data`), `college` (the bundled sample), `kron<S>x<EF>` (a
 //! shuffled Kronecker stream of `EF * 2^S` edges, 10 % base).
 
+use dyngraph_benches::process_cpu_time;
 use dyngraph_benches::replay::{
     ArrivalOrderCsr, ReplayStore, Stream, bundled_sample, in_pool, kronecker_edges, mathoverflow,
-    pagerank, read_edges, replay, shared_data, split,
+    pagerank, read_edges, shared_data, split,
 };
+use dyngraph_core::GraphUpdate;
 use dyngraph_core::{Csr, CsrOptions};
-use dyngraph_vcsr::{Pcsr, Vcsr};
+use dyngraph_vcsr::{DegreeProportional, Pcsr, StoreOptions, Vcsr, default_pma_config};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -42,16 +51,54 @@ fn stream(name: &str) -> Stream {
     }
 }
 
+/// With `VCSR_PROBE_CPU` set, the CPU time `f` took (steadier than wall
+/// time when other processes compete for the cores; the PageRank runs use
+/// a one-thread pool, whose caller blocks rather than spins); otherwise
+/// the wall time.
 fn time(f: impl FnOnce()) -> Duration {
-    let start = Instant::now();
+    let cpu = std::env::var_os("VCSR_PROBE_CPU").is_some();
+    let (start, cpu_start) = (Instant::now(), cpu.then(process_cpu_time).flatten());
     f();
-    start.elapsed()
+    match cpu_start {
+        Some(before) => process_cpu_time().map_or(start.elapsed(), |after| after - before),
+        None => start.elapsed(),
+    }
 }
 
-/// Dynamic-part insert time of one replay (out-edges only, as the
-/// insertion table of `vcsr_replay`).
-fn insert_time<S: ReplayStore>(stream: &Stream) -> Duration {
-    let mut store = S::empty(false);
+/// A `Vcsr` with the default configuration, or with the root upper
+/// density bound `VCSR_PROBE_ROOT_UPPER` (to measure what a denser edge
+/// array buys and costs).
+fn new_vcsr(in_edges: bool) -> Vcsr {
+    let mut config = default_pma_config();
+    if let Ok(upper) = std::env::var("VCSR_PROBE_ROOT_UPPER") {
+        config.thresholds.root_upper = upper.parse().expect("VCSR_PROBE_ROOT_UPPER: a number");
+    }
+    Vcsr::with_config(
+        StoreOptions::default().in_edges(in_edges),
+        DegreeProportional::default(),
+        config,
+    )
+    .expect("a valid root upper bound")
+}
+
+/// [`new_vcsr`] after the whole stream: the base as one batch, then one
+/// edge at a time (as `replay`).
+fn replayed_vcsr(stream: &Stream, in_edges: bool) -> Vcsr {
+    let mut store = new_vcsr(in_edges);
+    store
+        .insert_edges(&stream.base)
+        .expect("ids within the limit");
+    for edge in &stream.dynamic {
+        store
+            .insert_edge(edge.src, edge.dst)
+            .expect("ids within the limit");
+    }
+    store
+}
+
+/// Dynamic-part insert time of one replay into `store` (out-edges only, as
+/// the insertion table of `vcsr_replay`).
+fn insert_time<S: GraphUpdate>(stream: &Stream, mut store: S) -> Duration {
     store
         .insert_edges(&stream.base)
         .expect("ids within the limit");
@@ -69,8 +116,8 @@ fn insert_time<S: ReplayStore>(stream: &Stream) -> Duration {
 fn inserts(stream: &Stream, reps: usize) {
     let (mut vcsr, mut pcsr) = (Duration::MAX, Duration::MAX);
     for rep in 0..reps {
-        let v = insert_time::<Vcsr>(stream);
-        let p = insert_time::<Pcsr>(stream);
+        let v = insert_time(stream, new_vcsr(false));
+        let p = insert_time(stream, Pcsr::empty(false));
         vcsr = vcsr.min(v);
         pcsr = pcsr.min(p);
         println!(
@@ -92,10 +139,13 @@ fn pagerank_ratio(stream: &Stream, reps: usize) {
     let all = stream.all();
     let csr = Csr::from_edges(&all, CsrOptions::default().transpose(true)).expect("valid graph");
     let arrival = ArrivalOrderCsr::new(&all);
-    let (vcsr, _) = replay::<Vcsr>(stream, true);
+    let vcsr = replayed_vcsr(stream, true);
+    let stats = vcsr.stats();
     println!(
-        "Vcsr bytes/edge {:.2}, Csr {:.2}",
-        vcsr.bytes_per_edge(),
+        "Vcsr density out {:.3}, in {:.3}; bytes/edge {:.2}, Csr {:.2}",
+        stats.out_density,
+        stats.in_density,
+        vcsr.memory_bytes() as f64 / all.len() as f64,
         csr.memory_bytes() as f64 / all.len() as f64
     );
     in_pool(1, || {
@@ -123,6 +173,51 @@ fn pagerank_ratio(stream: &Stream, reps: usize) {
     });
 }
 
+/// PageRank on `Vcsr` against `Csr` at several points of the stream (after
+/// 60, 70, 80, 90 and 100 % of its dynamic part): the edge arrays grow by a
+/// factor when the root passes its upper bound, so their density, and the
+/// slots a pull scan streams, cycle between `root_upper / growth` and
+/// `root_upper` as the stream goes on. This shows where in that cycle the
+/// end of a stream falls and what each point costs.
+fn pagerank_along(stream: &Stream, reps: usize) {
+    let mut vcsr = new_vcsr(true);
+    vcsr.insert_edges(&stream.base)
+        .expect("ids within the limit");
+    let mut inserted = 0;
+    for percent in [60, 70, 80, 90, 100] {
+        let until = stream.dynamic.len() * percent / 100;
+        for edge in &stream.dynamic[inserted..until] {
+            vcsr.insert_edge(edge.src, edge.dst)
+                .expect("ids within the limit");
+        }
+        inserted = until;
+        let mut prefix = stream.base.clone();
+        prefix.extend_from_slice(&stream.dynamic[..until]);
+        let csr =
+            Csr::from_edges(&prefix, CsrOptions::default().transpose(true)).expect("valid graph");
+        let (csr_time, vcsr_time) = in_pool(1, || {
+            let mut best = (Duration::MAX, Duration::MAX);
+            for _ in 0..reps {
+                best.0 = best.0.min(time(|| {
+                    black_box(pagerank(&csr, PAGERANK_ITERATIONS));
+                }));
+                best.1 = best.1.min(time(|| {
+                    black_box(pagerank(&vcsr, PAGERANK_ITERATIONS));
+                }));
+            }
+            best
+        });
+        println!(
+            "{percent:>3} % of the dynamic part: {} edges, Vcsr in-edge density {:.3}; PageRank 1t min Csr {:.1} ms, Vcsr {:.1} ms, {:.3}x Csr",
+            prefix.len(),
+            vcsr.stats().in_density,
+            csr_time.as_secs_f64() * 1e3,
+            vcsr_time.as_secs_f64() * 1e3,
+            vcsr_time.as_secs_f64() / csr_time.as_secs_f64()
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mode = args.first().map_or("inserts", String::as_str);
@@ -131,17 +226,21 @@ fn main() {
     match mode {
         "inserts" => inserts(&stream, reps),
         "pagerank" => pagerank_ratio(&stream, reps),
+        "pagerank-along" => pagerank_along(&stream, reps),
         // One store alone, for `perf record` or `valgrind`.
         "vcsr" => {
-            let (store, _) = replay::<Vcsr>(&stream, false);
-            println!("{:?}", store.stats());
-            let best = (0..reps).map(|_| insert_time::<Vcsr>(&stream)).min();
+            println!("{:?}", replayed_vcsr(&stream, false).stats());
+            let best = (0..reps)
+                .map(|_| insert_time(&stream, new_vcsr(false)))
+                .min();
             println!(
                 "Vcsr min {:.2} ms",
                 best.unwrap_or_default().as_secs_f64() * 1e3
             );
         }
-        "pcsr" => (0..reps).for_each(|_| println!("{:?}", insert_time::<Pcsr>(&stream))),
-        other => panic!("mode {other}: inserts or pagerank"),
+        "pcsr" => {
+            (0..reps).for_each(|_| println!("{:?}", insert_time(&stream, Pcsr::empty(false))))
+        }
+        other => panic!("mode {other}: inserts, pagerank, pagerank-along, vcsr or pcsr"),
     }
 }

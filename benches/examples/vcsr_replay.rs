@@ -186,10 +186,13 @@ fn analytics_table(stream: &Stream) {
     );
     let (mut vcsr, _) = replay::<Vcsr>(stream, true);
     analytics_row("Vcsr", &vcsr, &csr_times, &csr_ranks);
+    let streamed_in_density = vcsr.stats().in_density;
     vcsr.repack().expect("room for the rebuilt arrays");
     analytics_row("Vcsr after repack()", &vcsr, &csr_times, &csr_ranks);
     println!(
-        "\n(`Vcsr` out-edge density {:.2} after repack(); bytes/edge with in-edges {:.2})",
+        "\n(`Vcsr` in-edge density {:.2} at the end of the stream, {:.2} after repack(); out-edge density after repack() {:.2}; bytes/edge with in-edges {:.2})",
+        streamed_in_density,
+        vcsr.stats().in_density,
         vcsr.stats().out_density,
         vcsr.bytes_per_edge()
     );

@@ -11,6 +11,20 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
+/// CPU time of the whole process so far: every thread's run time from
+/// `/proc/self/task/*/schedstat` (Linux), or `None` where that is
+/// unavailable. The probes in `benches/examples` time with it when asked:
+/// on a shared machine it leaves out the time other processes held the
+/// cores, which wall time does not.
+pub fn process_cpu_time() -> Option<std::time::Duration> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(std::time::Duration::from_nanos(total))
+}
+
 /// `vertex_count * degree` edges with endpoints drawn uniformly at random
 /// (the shape of GAPBS `-u`), generated in parallel blocks each seeded from
 /// `seed` and its block number.

@@ -172,6 +172,11 @@ pub struct VcsrStats {
     pub out_density: f64,
     /// Tombstones not yet reclaimed, out-edges.
     pub out_tombstones: u64,
+    /// Slots in the in-edge array, when kept (0 otherwise).
+    pub in_slots: usize,
+    /// In-edge slots holding an edge or a tombstone, over all slots (0
+    /// without in-edges). Pull kernels stream these slots, gaps included.
+    pub in_density: f64,
     /// Snapshots alive now.
     pub live_snapshots: usize,
 }
@@ -394,6 +399,8 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             out_slots,
             out_density,
             out_tombstones: stored as u64 - self.edge_count,
+            in_slots: self.incoming.as_ref().map_or(0, PackedRuns::capacity),
+            in_density: self.incoming.as_ref().map_or(0.0, PackedRuns::density),
             live_snapshots: self.history.live_snapshots(),
         }
     }

@@ -360,6 +360,33 @@ fn pma_configuration_is_selectable_and_checked() {
     assert!(dense_graph.stats().out_slots <= sparse_graph.stats().out_slots);
 }
 
+/// The in-edge array's shape is reported beside the out-edge array's: its
+/// density is its stored slots over its capacity, and both are zero
+/// without in-edges.
+#[test]
+fn stats_report_the_in_edge_array_shape() {
+    let edges = &common::read_edges(&common::bundled_sample())[..20_000];
+    let mut with_in = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
+    let mut without = Vcsr::new(StoreOptions::default()).unwrap();
+    for edge in edges {
+        with_in.insert_edge(edge.src, edge.dst).unwrap();
+        without.insert_edge(edge.src, edge.dst).unwrap();
+    }
+    let stats = with_in.stats();
+    assert!(stats.in_slots >= edges.len(), "{stats:?}");
+    let stored = stats.in_density * stats.in_slots as f64;
+    assert!((stored - edges.len() as f64).abs() < 0.5, "{stats:?}");
+    assert!(
+        stats.in_density > 0.25 && stats.in_density <= 1.0,
+        "{stats:?}"
+    );
+    // Deleting leaves tombstones, which still occupy their slots.
+    with_in.delete_edge(edges[0].src, edges[0].dst).unwrap();
+    assert_eq!(with_in.stats().in_density, stats.in_density);
+    let stats = without.stats();
+    assert_eq!((stats.in_slots, stats.in_density), (0, 0.0), "{stats:?}");
+}
+
 /// An id far past the vertex array grows it (one run per new vertex);
 /// the edges already stored are not rebuilt or disturbed.
 #[test]
