@@ -88,6 +88,18 @@ pub struct EdgeChunk<'a> {
     pub weights: Option<&'a [Weight]>,
 }
 
+/// Edge columns (struct of arrays) handed over to [`Csr::from_columns`],
+/// which reads the runs of them it is given and then reuses their memory.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EdgeColumns {
+    /// Sources.
+    pub src: Vec<VertexId>,
+    /// Destinations, as long as `src`.
+    pub dst: Vec<VertexId>,
+    /// Weights, as long as `src`, or `None`.
+    pub weights: Option<Vec<Weight>>,
+}
+
 /// Immutable CSR: offsets (`u64`), targets (`u32`), optional weights (`f32`)
 /// and optional in-edges.
 ///
@@ -139,6 +151,31 @@ impl Csr {
     /// weights or none does.
     pub fn from_chunks(chunks: &[EdgeChunk<'_>], options: CsrOptions) -> Result<Csr> {
         build(&ChunkSeq::new(chunks)?, &options)
+    }
+
+    /// As [`Csr::from_chunks`] over the runs `columns.src[run]`,
+    /// `columns.dst[run]` (and weights) of each run in `runs`, in order; the
+    /// columns are given up so that the build can reuse their memory once
+    /// it has read them (the in-edges' sources go into the destination
+    /// column: one array of 4 bytes per edge less to map and fault in).
+    /// A run outside the columns, or columns of different lengths, is an
+    /// [`Error::InvalidStructure`].
+    ///
+    /// ```
+    /// use dyngraph_core::{Csr, CsrOptions, EdgeColumns, InNeighbors};
+    /// // Slot 1 holds no edge (say, a comment line of the file parsed).
+    /// let columns = EdgeColumns { src: vec![0, 9, 2], dst: vec![1, 9, 0], weights: None };
+    /// let csr = Csr::from_columns(columns, &[0..1, 2..3], CsrOptions::default().transpose(true))
+    ///     .unwrap();
+    /// assert_eq!(csr.in_slice(0), &[2]);
+    /// assert_eq!(csr.in_offsets(), Some(&[0, 1, 2, 2][..]));
+    /// ```
+    pub fn from_columns(
+        columns: EdgeColumns,
+        runs: &[Range<usize>],
+        options: CsrOptions,
+    ) -> Result<Csr> {
+        build_from_columns(columns, runs, &options)
     }
 
     /// Assembles a `Csr` from arrays, checking that they describe a graph:
@@ -795,14 +832,7 @@ fn carve<T>(
 }
 
 fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
-    // Deduping changes the edges after the scatter, so the in-edges must
-    // come from the deduped CSR.
-    let in_edges = if options.dedupe {
-        InEdges::FromCsr
-    } else {
-        InEdges::Fused
-    };
-    build_with(seq, options, in_edges)
+    build_with(seq, options, in_edges_for(options))
 }
 
 /// How [`build_with`] makes the in-edges, when asked for.
@@ -817,11 +847,71 @@ enum InEdges {
 }
 
 fn build_with<S: EdgeSeq>(seq: &S, options: &CsrOptions, in_edges: InEdges) -> Result<Csr> {
-    debug_assert!(!(options.dedupe && in_edges == InEdges::Fused));
-    let fuse = options.transpose && in_edges == InEdges::Fused;
+    let mut scratch = ScatterScratch::default();
+    let bucketed = bucket_for_build(seq, options, &mut scratch)?;
+    Ok(finish_build(bucketed, options, in_edges, &mut scratch))
+}
+
+/// [`Csr::from_columns`]: the chunks borrow the columns only until the
+/// scatter has bucketed them; then a column becomes the scratch's spare.
+fn build_from_columns(
+    columns: EdgeColumns,
+    runs: &[Range<usize>],
+    options: &CsrOptions,
+) -> Result<Csr> {
+    let EdgeColumns { src, dst, weights } = columns;
+    if src.len() != dst.len() || weights.as_ref().is_some_and(|w| w.len() != src.len()) {
+        return Err(Error::InvalidStructure(
+            "edge columns of different lengths".into(),
+        ));
+    }
+    let mut scratch = ScatterScratch::default();
+    let bucketed = {
+        let mut chunks = Vec::with_capacity(runs.len());
+        for run in runs {
+            let (Some(src), Some(dst)) = (src.get(run.clone()), dst.get(run.clone())) else {
+                return Err(Error::InvalidStructure(format!(
+                    "run {run:?} is not within columns of {} edges",
+                    src.len()
+                )));
+            };
+            chunks.push(EdgeChunk {
+                src,
+                dst,
+                weights: weights.as_ref().map(|w| &w[run.clone()]),
+            });
+        }
+        bucket_for_build(&ChunkSeq::new(&chunks)?, options, &mut scratch)?
+    };
+    drop((src, weights));
+    scratch.spare = dst;
+    Ok(finish_build(
+        bucketed,
+        options,
+        in_edges_for(options),
+        &mut scratch,
+    ))
+}
+
+/// The in-edges' construction for `options` (see [`InEdges`]).
+fn in_edges_for(options: &CsrOptions) -> InEdges {
+    // Deduping changes the edges after the scatter, so the in-edges must
+    // come from the deduped CSR.
+    if options.dedupe {
+        InEdges::FromCsr
+    } else {
+        InEdges::Fused
+    }
+}
+
+/// The vertex count (checked) and the scatter's stages 1 and 2.
+fn bucket_for_build<S: EdgeSeq>(
+    seq: &S,
+    options: &CsrOptions,
+    scratch: &mut ScatterScratch,
+) -> Result<Bucketed> {
     let threads = rayon::current_num_threads();
     let edge_ranges = even_ranges(seq.len(), edge_partitions(seq.len(), threads));
-    let mut scratch = ScatterScratch::default();
 
     // The largest id, to size (or check) the vertex array.
     let max_id = || {
@@ -844,18 +934,13 @@ fn build_with<S: EdgeSeq>(seq: &S, options: &CsrOptions, in_edges: InEdges) -> R
         needed: vertex_count as u64,
         limit: options.vertex_limit as u64,
     };
-    let Scattered {
-        mut offsets,
-        mut targets,
-        mut weights,
-        in_edges,
-    } = match options.vertex_count {
+    match options.vertex_count {
         // A given count within the limit: the degree count checks the ids
         // as it goes, so no separate pass is needed unless one is out of
         // range (then the pass finds the largest, for the error).
         Some(count) if count <= options.vertex_limit => {
-            scatter(seq, count, &edge_ranges, &mut scratch, fuse)
-                .map_err(|IdOutOfRange| out_of_range(max_id().unwrap_or_default(), count))?
+            bucket_edges(seq, count, &edge_ranges, scratch)
+                .map_err(|IdOutOfRange| out_of_range(max_id().unwrap_or_default(), count))
         }
         _ => {
             let vertex_count = match (options.vertex_count, max_id()) {
@@ -869,21 +954,43 @@ fn build_with<S: EdgeSeq>(seq: &S, options: &CsrOptions, in_edges: InEdges) -> R
             if vertex_count > options.vertex_limit {
                 return Err(vertex_limit(vertex_count));
             }
-            scatter(seq, vertex_count, &edge_ranges, &mut scratch, fuse).map_err(
-                |IdOutOfRange| Error::InvalidStructure("ids changed during the build".into()),
-            )?
+            bucket_edges(seq, vertex_count, &edge_ranges, scratch).map_err(|IdOutOfRange| {
+                Error::InvalidStructure("ids changed during the build".into())
+            })
         }
-    };
+    }
+}
+
+/// The scatter's stage 3, sorting or deduping, and the in-edges.
+fn finish_build(
+    bucketed: Bucketed,
+    options: &CsrOptions,
+    in_edges: InEdges,
+    scratch: &mut ScatterScratch,
+) -> Csr {
+    debug_assert!(!(options.dedupe && in_edges == InEdges::Fused));
+    let fuse = options.transpose && in_edges == InEdges::Fused;
+    let Scattered {
+        mut offsets,
+        mut targets,
+        mut weights,
+        in_edges,
+    } = finish_scatter(bucketed, scratch, fuse);
     if options.sort || options.dedupe {
-        (offsets, targets, weights) =
-            sort_lists(offsets, targets, weights, options.dedupe, threads);
+        (offsets, targets, weights) = sort_lists(
+            offsets,
+            targets,
+            weights,
+            options.dedupe,
+            rayon::current_num_threads(),
+        );
     }
     // Sorting keeps the in-edges (each in-list is sorted by source either
     // way); deduping does not, and then `fuse` was off.
     let (in_offsets, in_sources) = match in_edges {
         Some((o, s)) => (Some(o), Some(s)),
         None if options.transpose => {
-            let (o, s) = transpose_with(&offsets, &targets, &mut scratch);
+            let (o, s) = transpose_with(&offsets, &targets, scratch);
             (Some(o), Some(s))
         }
         None => (None, None),
@@ -893,14 +1000,14 @@ fn build_with<S: EdgeSeq>(seq: &S, options: &CsrOptions, in_edges: InEdges) -> R
     } else {
         Semantics::Multigraph
     };
-    Ok(Csr {
+    Csr {
         offsets,
         targets,
         weights,
         in_offsets,
         in_sources,
         semantics,
-    })
+    }
 }
 
 fn transpose(offsets: &[u64], targets: &[VertexId]) -> (Vec<u64>, Vec<VertexId>) {
@@ -934,6 +1041,11 @@ fn transpose_with(
 struct ScatterScratch {
     src: Vec<VertexId>,
     dst: Vec<VertexId>,
+    /// A buffer the input no longer needs once stage 2 is done (see
+    /// [`Csr::from_columns`]): it replaces `dst` when stage 3 takes that as
+    /// the targets, so the in-edges' sources go into memory already
+    /// mapped instead of fresh pages.
+    spare: Vec<VertexId>,
 }
 
 impl ScatterScratch {
@@ -1014,8 +1126,19 @@ fn scatter<S: EdgeSeq>(
     scratch: &mut ScatterScratch,
     in_edges: bool,
 ) -> std::result::Result<Scattered, IdOutOfRange> {
+    let bucketed = bucket_edges(seq, vertex_count, edge_ranges, scratch)?;
+    Ok(finish_scatter(bucketed, scratch, in_edges))
+}
+
+/// The scatter's stages 1 and 2 (see [`scatter`]), the only ones that read
+/// the input: the bucketed sources and destinations are left in `scratch`.
+fn bucket_edges<S: EdgeSeq>(
+    seq: &S,
+    vertex_count: usize,
+    edge_ranges: &[Range<usize>],
+    scratch: &mut ScatterScratch,
+) -> std::result::Result<Bucketed, IdOutOfRange> {
     let shift = bucket_shift(vertex_count);
-    let with_in_edges = in_edges && shift <= HANDOFF_MAX_SHIFT;
     let buckets: Vec<Range<usize>> = (0..vertex_count.div_ceil(1 << shift))
         .map(|b| b << shift..((b + 1) << shift).min(vertex_count))
         .collect();
@@ -1103,12 +1226,52 @@ fn scatter<S: EdgeSeq>(
             });
         });
 
+    Ok(Bucketed {
+        vertex_count,
+        shift,
+        buckets,
+        bucket_starts,
+        bucket_lengths,
+        edge_count,
+        weights: bucketed_weights,
+    })
+}
+
+/// Stages 1 and 2's result (with the bucketed sources and destinations in
+/// the scratch).
+struct Bucketed {
+    vertex_count: usize,
+    shift: u32,
+    /// The vertex range of every bucket.
+    buckets: Vec<Range<usize>>,
+    /// Where every bucket's slots start, and one entry more: the edge count.
+    bucket_starts: Vec<u64>,
+    bucket_lengths: Vec<usize>,
+    edge_count: usize,
+    /// The bucketed weights, if any.
+    weights: Option<Vec<Weight>>,
+}
+
+/// The scatter's stage 3 (see [`scatter`]), and with `in_edges` the
+/// in-edges when they fit [`InEdgeHandoff`]; their sources go into
+/// `scratch.dst` when it is long enough (a caller's spare buffer).
+fn finish_scatter(bucketed: Bucketed, scratch: &mut ScatterScratch, in_edges: bool) -> Scattered {
+    let Bucketed {
+        vertex_count,
+        shift,
+        buckets,
+        bucket_starts,
+        bucket_lengths,
+        edge_count,
+        weights: bucketed_weights,
+    } = bucketed;
+    let with_in_edges = in_edges && shift <= HANDOFF_MAX_SHIFT;
     // Stage 3, in place: bucket b's targets occupy the slots its bucketed
     // edges do, so each bucket's destinations (and weights) are copied out
     // and scattered back into the same slice. With the in-edges fused, each
     // bucket then hands its edges, in output order, to the in-edge build
     // (see `InEdgeHandoff`), in the slots its sources no longer need.
-    let mut targets = std::mem::take(&mut scratch.dst);
+    let mut targets = std::mem::replace(&mut scratch.dst, std::mem::take(&mut scratch.spare));
     targets.truncate(edge_count);
     let mut weights = bucketed_weights;
     let mut offsets = vec![0u64; vertex_count + 1];
@@ -1184,19 +1347,21 @@ fn scatter<S: EdgeSeq>(
             },
         );
     let in_edges = handoff.map(|handoff| {
+        let reusable = std::mem::take(&mut scratch.dst);
         handoff.build(
             &scratch.src[..edge_count],
             &buckets,
             &bucket_starts,
             vertex_count,
+            reusable,
         )
     });
-    Ok(Scattered {
+    Scattered {
         offsets,
         targets,
         weights,
         in_edges,
-    })
+    }
 }
 
 /// The in-edges built alongside the out-edges, from the scatter's stage 3
@@ -1275,6 +1440,7 @@ impl InEdgeHandoff {
         buckets: &[Range<usize>],
         bucket_starts: &[u64],
         vertex_count: usize,
+        mut reusable: Vec<VertexId>,
     ) -> (Vec<u64>, Vec<VertexId>) {
         let n = self.bucket_count;
         // Where group (b, c) starts in `slots`, and each c's total.
@@ -1290,7 +1456,15 @@ impl InEdgeHandoff {
             }
         }
         let mut in_offsets = vec![0u64; vertex_count + 1];
-        let mut in_sources = vec![0 as VertexId; slots.len()];
+        // Every slot is written below, so a reused buffer's old contents
+        // do not matter.
+        let mut in_sources = if reusable.len() >= slots.len() {
+            reusable.truncate(slots.len());
+            reusable.shrink_to_fit();
+            reusable
+        } else {
+            vec![0 as VertexId; slots.len()]
+        };
         let mut in_bases = Vec::with_capacity(n);
         let mut running = 0u64;
         for &length in &in_lengths {
