@@ -143,9 +143,10 @@ pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result
 }
 
 /// Reads a text graph straight into a [`Csr`]: the parsed edges stay where
-/// the parse put them and [`Csr::from_chunks`] builds from them in place
-/// (a radix scatter through buckets of vertices); no globally sorted edge
-/// list is assembled. Within each
+/// the parse put them and [`Csr::from_columns`] builds from them in place
+/// (a radix scatter through buckets of vertices), reusing the parsed
+/// destinations' memory for the in-edges when [`LoadOptions::transpose`]
+/// is set; no globally sorted edge list is assembled. Within each
 /// vertex, edges keep file order unless [`LoadOptions::sort`] or
 /// [`LoadOptions::dedupe`] is set. Weights are kept; timestamps are not
 /// CSR data and are dropped.
