@@ -1499,9 +1499,21 @@ impl InEdgeHandoff {
                     })
                 };
                 let mut cursor = vec![0usize; bucket.len()];
+                // The first read of the groups, from all over `slots`:
+                // the next group's start is asked for while this one is
+                // counted, and a long group's data 2 KiB ahead (measured: about
+                // 2% less user CPU for a 1-thread CSR + transpose load).
+                let mut upcoming = groups().skip(1);
                 for (_, group) in groups() {
-                    for &packed in group {
-                        cursor[(packed & 0xffff) as usize] += 1;
+                    if let Some((_, next)) = upcoming.next() {
+                        prefetch(next, 0);
+                        prefetch(next, 16);
+                    }
+                    for (line, sixteen) in group.chunks(16).enumerate() {
+                        prefetch(group, line * 16 + PREFETCH_AHEAD);
+                        for &packed in sixteen {
+                            cursor[(packed & 0xffff) as usize] += 1;
+                        }
                     }
                 }
                 let mut end = 0;
