@@ -57,7 +57,7 @@ mod types;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use csr::{Csr, CsrOptions, CsrView, CsrWeightedNeighbors, EdgeChunk};
+pub use csr::{Csr, CsrOptions, CsrView, CsrWeightedNeighbors, EdgeChunk, EdgeColumns};
 pub use error::{Error, Location, ParseErrorKind, Result};
 pub use traits::{
     Graph, GraphUpdate, InNeighbors, OutNeighbors, WeightedOutNeighbors, check_limit,

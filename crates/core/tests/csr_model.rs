@@ -3,8 +3,8 @@
 
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
 use dyngraph_core::{
-    Csr, CsrOptions, Edge, EdgeChunk, Error, Graph, GraphUpdate, InNeighbors, OutNeighbors,
-    Semantics, WeightedEdge, WeightedOutNeighbors,
+    Csr, CsrOptions, Edge, EdgeChunk, EdgeColumns, Error, Graph, GraphUpdate, InNeighbors,
+    OutNeighbors, Semantics, WeightedEdge, WeightedOutNeighbors,
 };
 use proptest::prelude::*;
 
@@ -84,6 +84,94 @@ proptest! {
         let from_slice = Csr::from_weighted_edges(&edges, options).unwrap();
         prop_assert_eq!(from_chunks, from_slice);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// Handing the columns over (with gaps between runs, whose slots hold
+    /// junk) builds what borrowing the same runs builds, with every option.
+    #[test]
+    fn owned_columns_build_what_borrowed_chunks_build(
+        edges in weighted_edges(600, 400),
+        cuts in prop::collection::vec(0usize..400, 0..6),
+        gap in 0usize..4,
+        weighted in any::<bool>(),
+        dedupe in any::<bool>(),
+        sort in any::<bool>(),
+        transpose in any::<bool>(),
+        threads in 1usize..=2,
+    ) {
+        let mut bounds: Vec<usize> = cuts.into_iter().map(|c| c.min(edges.len())).collect();
+        bounds.push(0);
+        bounds.push(edges.len());
+        bounds.sort_unstable();
+        // Lay the pieces out with `gap` junk slots before each.
+        let (mut src, mut dst, mut weights, mut runs) = (vec![], vec![], vec![], vec![]);
+        for w in bounds.windows(2) {
+            for _ in 0..gap {
+                src.push(u32::MAX);
+                dst.push(u32::MAX);
+                weights.push(-1.0);
+            }
+            let start = src.len();
+            for e in &edges[w[0]..w[1]] {
+                src.push(e.src);
+                dst.push(e.dst);
+                weights.push(e.weight);
+            }
+            runs.push(start..src.len());
+        }
+        let chunks: Vec<EdgeChunk<'_>> = runs
+            .iter()
+            .map(|r| EdgeChunk {
+                src: &src[r.clone()],
+                dst: &dst[r.clone()],
+                weights: weighted.then(|| &weights[r.clone()]),
+            })
+            .collect();
+        let options = CsrOptions::default().dedupe(dedupe).sort(sort).transpose(transpose);
+        let borrowed = in_pool(threads, || Csr::from_chunks(&chunks, options.clone())).unwrap();
+        let columns = EdgeColumns {
+            src: src.clone(),
+            dst: dst.clone(),
+            weights: weighted.then(|| weights.clone()),
+        };
+        let owned = in_pool(threads, || Csr::from_columns(columns, &runs, options)).unwrap();
+        prop_assert_eq!(owned, borrowed);
+    }
+}
+
+#[test]
+// `&[a..b]` here is a list of one run of slots, not a range of values.
+#[allow(clippy::single_range_in_vec_init)]
+fn owned_columns_out_of_shape_are_errors() {
+    let columns = || EdgeColumns {
+        src: vec![0, 1],
+        dst: vec![1, 0],
+        weights: None,
+    };
+    let options = CsrOptions::default().transpose(true);
+    let error = Csr::from_columns(columns(), &[1..3], options.clone()).unwrap_err();
+    assert!(matches!(error, Error::InvalidStructure(_)), "{error}");
+    let short = EdgeColumns {
+        dst: vec![1],
+        ..columns()
+    };
+    let error = Csr::from_columns(short, &[0..1], options.clone()).unwrap_err();
+    assert!(matches!(error, Error::InvalidStructure(_)), "{error}");
+    let weights = EdgeColumns {
+        weights: Some(vec![1.0]),
+        ..columns()
+    };
+    let error = Csr::from_columns(weights, &[0..1], options.clone()).unwrap_err();
+    assert!(matches!(error, Error::InvalidStructure(_)), "{error}");
+    let limited = CsrOptions {
+        vertex_limit: 1,
+        ..options
+    };
+    let error = Csr::from_columns(columns(), &[0..2], limited).unwrap_err();
+    assert!(matches!(error, Error::VertexLimit { .. }), "{error}");
 }
 
 #[test]

@@ -71,7 +71,12 @@
 //! every 4 KiB page of a page-cache map), and a line of two ids of up to
 //! seven digits (`digits blank digits`) is read with eight-byte word
 //! operations, runs of such lines in a loop that keeps the block's
-//! counters in registers; any other well-formed data line
+//! counters in registers. On x86-64 CPUs with SSSE3 (detected at run
+//! time) the loop reads each such line of up to 15 bytes with 16-byte
+//! vector operations instead: one compare classifies the bytes, one
+//! shuffle lines up both ids' digits (up to eight each), three
+//! multiply-adds convert them together; lines it does not take go to the
+//! word reader, so the ids stored are the same. Any other well-formed data line
 //! takes a one-pass byte parse; anything else (comments, blank lines, odd
 //! spacing, errors) goes through a line-at-a-time path that produces the
 //! exact error. Errors are recorded per block as "n-th line of this block"
@@ -83,11 +88,16 @@
 //!   (one serial move of the edges after the first gap). Memory: the
 //!   stream (8 bytes per edge, +4 with weights, +8 with timestamps).
 //! - [`load_csr`]: the same passes, then
-//!   [`Csr::from_chunks`](dyngraph_core::Csr::from_chunks) on the filled
+//!   [`Csr::from_columns`](dyngraph_core::Csr::from_columns) on the filled
 //!   runs of slots in place (one run when there are no gaps): a radix
 //!   scatter through buckets of vertices; no globally sorted edge list is
-//!   built. Memory: the parsed edges, the CSR and the scatter's temporary
-//!   copy of the edges.
+//!   built. The parsed columns are handed over, and with
+//!   [`LoadOptions::transpose`] the in-edges' sources are written into the
+//!   destination column once the scatter has read it; the in-edges
+//!   themselves are built in the scatter's last stage from each bucket's
+//!   finished out-lists (not by transposing the finished CSR). Memory: the
+//!   parsed edges, the CSR and the scatter's temporary copy of the
+//!   sources (4 bytes per edge).
 //!
 //! Within each vertex the CSR keeps file order, unless [`LoadOptions::sort`]
 //! or [`LoadOptions::dedupe`] is set.

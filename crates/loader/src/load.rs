@@ -8,7 +8,7 @@ use crate::parse::{
 };
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{
-    Csr, CsrOptions, DEFAULT_VERTEX_LIMIT, EdgeChunk, Error, Location, ParseErrorKind, Result,
+    Csr, CsrOptions, DEFAULT_VERTEX_LIMIT, EdgeColumns, Error, Location, ParseErrorKind, Result,
 };
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -143,9 +143,10 @@ pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result
 }
 
 /// Reads a text graph straight into a [`Csr`]: the parsed edges stay where
-/// the parse put them and [`Csr::from_chunks`] builds from them in place
-/// (a radix scatter through buckets of vertices); no globally sorted edge
-/// list is assembled. Within each
+/// the parse put them and [`Csr::from_columns`] builds from them in place
+/// (a radix scatter through buckets of vertices), reusing the parsed
+/// destinations' memory for the in-edges when [`LoadOptions::transpose`]
+/// is set; no globally sorted edge list is assembled. Within each
 /// vertex, edges keep file order unless [`LoadOptions::sort`] or
 /// [`LoadOptions::dedupe`] is set. Weights are kept; timestamps are not
 /// CSR data and are dropped.
@@ -411,19 +412,16 @@ fn stream_from_bytes(
 
 fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<Csr> {
     let parsed = parse(text, path, options, true)?;
-    let columns = &parsed.blocks.columns;
     // The filled runs of slots, read in place: a file without gaps (no
-    // comment lines, nothing dropped) is a single chunk.
-    let chunks: Vec<EdgeChunk<'_>> = parsed
-        .blocks
-        .runs()
-        .into_iter()
-        .map(|run| EdgeChunk {
-            src: &columns.src[run.clone()],
-            dst: &columns.dst[run.clone()],
-            weights: (parsed.third == Third::Weight).then(|| &columns.weights[run]),
-        })
-        .collect();
+    // comment lines, nothing dropped) is a single run. The columns are
+    // handed over, so the build reuses their memory for the in-edges.
+    let runs = parsed.blocks.runs();
+    let columns = parsed.blocks.columns;
+    let columns = EdgeColumns {
+        src: columns.src,
+        dst: columns.dst,
+        weights: (parsed.third == Third::Weight).then_some(columns.weights),
+    };
     let csr_options = CsrOptions {
         vertex_count: Some(parsed.vertex_count),
         vertex_limit: options.max_vertices,
@@ -431,5 +429,5 @@ fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Re
         sort: options.sort,
         dedupe: options.dedupe,
     };
-    Csr::from_chunks(&chunks, csr_options)
+    Csr::from_columns(columns, &runs, csr_options)
 }

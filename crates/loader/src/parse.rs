@@ -422,6 +422,57 @@ pub(crate) fn split_line(bytes: &[u8]) -> (&[u8], &[u8], bool) {
     (line.strip_suffix(b"\r").unwrap_or(line), rest, newline)
 }
 
+/// How runs of plain pair lines are read: [`Syntax::plain_pair`] (SWAR, any
+/// CPU) or, on x86-64 CPUs with SSSE3, [`Syntax::plain_pair_ssse3`]. Both
+/// store the same edges; tests compare them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PairReader {
+    Scalar,
+    #[cfg(target_arch = "x86_64")]
+    Ssse3,
+}
+
+impl PairReader {
+    /// The fastest reader this CPU runs (the check is cached by `std`).
+    fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            return PairReader::Ssse3;
+        }
+        PairReader::Scalar
+    }
+}
+
+/// `pshufb` controls for [`Syntax::plain_pair_ssse3`], by source and
+/// destination digit counts (1..=8 each, less one): byte `j < 8` of the
+/// result takes the source's digit `j - (8 - src)` (zero before it: a
+/// control byte with the high bit set writes zero), byte `8 + j` the
+/// destination's digit `j - (8 - dst)`, which sits after the source and its
+/// blank in the line.
+#[cfg(target_arch = "x86_64")]
+static PAIR_SHUFFLES: [[[u8; 16]; 8]; 8] = {
+    let mut table = [[[0x80u8; 16]; 8]; 8];
+    let mut src = 1;
+    while src <= 8 {
+        let mut dst = 1;
+        while dst <= 8 {
+            let mut j = 0;
+            while j < 8 {
+                if j >= 8 - src {
+                    table[src - 1][dst - 1][j] = (j - (8 - src)) as u8;
+                }
+                if j >= 8 - dst {
+                    table[src - 1][dst - 1][8 + j] = (src + 1 + j - (8 - dst)) as u8;
+                }
+                j += 1;
+            }
+            dst += 1;
+        }
+        src += 1;
+    }
+    table
+};
+
 impl Syntax {
     /// Applies the 1-based shift, the size-line bound and the vertex limit.
     #[inline]
@@ -755,6 +806,72 @@ impl Syntax {
         Some((self.checked_id(src, rows)?, self.checked_id(dst, cols)?))
     }
 
+    /// [`Self::plain_pair`] with SSSE3: the line's first 16 bytes are
+    /// classified at once (digit or not), and when they are `digits blank
+    /// digits` with at most 8 digits each and the newline within the 16
+    /// bytes, one shuffle puts each id's digits right-aligned into its own
+    /// 8-byte half and three multiply-adds turn both halves into numbers
+    /// together. Any other line (and a line too near the block's end for a
+    /// 16-byte load) goes to [`Self::plain_pair`], so the ids returned are
+    /// the ones the scalar tiers would read, and a line neither accepts goes
+    /// on to the tiers that report errors.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "ssse3")]
+    fn plain_pair_ssse3(
+        &self,
+        block: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Option<(VertexId, VertexId)> {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_madd_epi16,
+            _mm_maddubs_epi16, _mm_min_epu8, _mm_movemask_epi8, _mm_packs_epi32, _mm_set1_epi8,
+            _mm_set1_epi16, _mm_set1_epi32, _mm_shuffle_epi8, _mm_sub_epi8,
+        };
+        let length = end - start;
+        let window: &[u8; 16] = match block.get(start..start.wrapping_add(16)) {
+            Some(window) if length < 16 => window.try_into().ok()?,
+            _ => return self.plain_pair(block, start, end),
+        };
+        // SAFETY: `window` is 16 readable bytes; the load has no alignment
+        // requirement.
+        let bytes = unsafe { _mm_loadu_si128(window.as_ptr().cast::<__m128i>()) };
+        // Digit bytes become 0..=9, and only they stay at most 9.
+        let values = _mm_sub_epi8(bytes, _mm_set1_epi8(b'0' as i8));
+        let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(values, _mm_set1_epi8(9)), values);
+        let digit_mask = _mm_movemask_epi8(is_digit) as u32;
+        let src_digits = (!digit_mask).trailing_zeros() as usize;
+        let dst_digits = length.checked_sub(src_digits + 1)?;
+        let line_mask = (1u32 << length) - 1;
+        if !(1..=8).contains(&src_digits)
+            || !(1..=8).contains(&dst_digits)
+            || digit_mask & line_mask != line_mask & !(1 << src_digits)
+            || !is_blank(window[src_digits])
+        {
+            return self.plain_pair(block, start, end);
+        }
+        let control = &PAIR_SHUFFLES[src_digits - 1][dst_digits - 1];
+        // SAFETY: `control` is 16 readable bytes; no alignment needed.
+        let control = unsafe { _mm_loadu_si128(control.as_ptr().cast::<__m128i>()) };
+        // Bytes 0..8: the source's digits, most significant first, after
+        // leading zeros; bytes 8..16 the destination's.
+        let digits = _mm_shuffle_epi8(values, control);
+        // Pairs of digits (x10 + x1), then quads (x100 + x1), then the
+        // eight digits of each half (x10_000 + x1).
+        let pairs = _mm_maddubs_epi16(digits, _mm_set1_epi16(0x010a));
+        let quads = _mm_madd_epi16(pairs, _mm_set1_epi32(0x0001_0064));
+        let ids = _mm_madd_epi16(_mm_packs_epi32(quads, quads), _mm_set1_epi32(0x0001_2710));
+        let both = _mm_cvtsi128_si64(ids) as u64;
+        let (rows, cols) = match self.bounds {
+            Some((rows, cols)) => (Some(rows), Some(cols)),
+            None => (None, None),
+        };
+        Some((
+            self.checked_id(both & 0xffff_ffff, rows)?,
+            self.checked_id(both >> 32, cols)?,
+        ))
+    }
+
     /// Stores the plain pairs (see [`Self::plain_pair`]) from the line at
     /// `start` on, for as long as lines are plain and nothing is dropped
     /// or expanded, with the block's counters and output slices held in
@@ -765,9 +882,54 @@ impl Syntax {
     fn plain_pair_run(
         &self,
         block: &[u8],
+        start: usize,
+        newlines: &mut Newlines<'_>,
+        buffer: &mut Buffer<'_>,
+        reader: PairReader,
+    ) -> (usize, Option<(usize, bool)>) {
+        match reader {
+            PairReader::Scalar => {
+                self.plain_pair_run_with(block, start, newlines, buffer, Self::plain_pair)
+            }
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `PairReader::Ssse3` is only chosen where the CPU has
+            // SSSE3 (`PairReader::detect`), all `plain_pair_run_ssse3` needs.
+            PairReader::Ssse3 => unsafe {
+                self.plain_pair_run_ssse3(block, start, newlines, buffer)
+            },
+        }
+    }
+
+    /// [`Self::plain_pair_run`] reading each line with
+    /// [`Self::plain_pair_ssse3`], compiled for SSSE3 so that it inlines.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "ssse3")]
+    fn plain_pair_run_ssse3(
+        &self,
+        block: &[u8],
+        start: usize,
+        newlines: &mut Newlines<'_>,
+        buffer: &mut Buffer<'_>,
+    ) -> (usize, Option<(usize, bool)>) {
+        self.plain_pair_run_with(
+            block,
+            start,
+            newlines,
+            buffer,
+            |syntax, block, start, end| syntax.plain_pair_ssse3(block, start, end),
+        )
+    }
+
+    /// The loop of [`Self::plain_pair_run`], with `read_pair` for one line
+    /// (its block, start and end).
+    #[inline(always)]
+    fn plain_pair_run_with(
+        &self,
+        block: &[u8],
         mut start: usize,
         newlines: &mut Newlines<'_>,
         buffer: &mut Buffer<'_>,
+        read_pair: impl Fn(&Self, &[u8], usize, usize) -> Option<(VertexId, VertexId)>,
     ) -> (usize, Option<(usize, bool)>) {
         let src_out = std::mem::take(&mut buffer.src);
         let dst_out = std::mem::take(&mut buffer.dst);
@@ -780,7 +942,7 @@ impl Syntax {
                 Some(end) => (end, true),
                 None => (block.len(), false),
             };
-            let Some((src, dst)) = self.plain_pair(block, start, end) else {
+            let Some((src, dst)) = read_pair(self, block, start, end) else {
                 pending = Some((end, newline));
                 break;
             };
@@ -811,13 +973,19 @@ impl Syntax {
     /// line-at-a-time [`Self::parse_line`] for everything else, which alone
     /// reports errors.
     fn parse_block(&self, block: &[u8], buffer: &mut Buffer<'_>) {
+        self.parse_block_with(block, buffer, PairReader::detect());
+    }
+
+    /// [`Self::parse_block`] with runs of plain pairs read by `reader`.
+    fn parse_block_with(&self, block: &[u8], buffer: &mut Buffer<'_>, reader: PairReader) {
         let mut newlines = Newlines::new(block);
         let mut start = 0;
         let pairs_only = self.third == Third::Absent;
         let runs = pairs_only && !self.drop_self_loops && !self.expand_reverse;
         while start < block.len() {
             let pending = if runs {
-                let (stopped, pending) = self.plain_pair_run(block, start, &mut newlines, buffer);
+                let (stopped, pending) =
+                    self.plain_pair_run(block, start, &mut newlines, buffer, reader);
                 start = stopped;
                 pending
             } else {
@@ -1087,12 +1255,131 @@ mod tests {
         }
     }
 
-    /// `parse_block` (all three tiers) on `text` as one block.
+    /// `parse_block` (all three tiers) on `text` as one block, checked to
+    /// give the same with the scalar pair reader as with the one this CPU
+    /// runs (SSSE3 on most x86-64 machines).
     fn tiers(syntax: &Syntax, text: &[u8]) -> Summary {
-        let mut slots = OwnedSlots::for_text(text);
-        let mut buffer = slots.buffer();
-        syntax.parse_block(text, &mut buffer);
-        summary(syntax, &buffer)
+        let with = |reader| {
+            let mut slots = OwnedSlots::for_text(text);
+            let mut buffer = slots.buffer();
+            syntax.parse_block_with(text, &mut buffer, reader);
+            summary(syntax, &buffer)
+        };
+        let detected = with(PairReader::detect());
+        assert_eq!(detected, with(PairReader::Scalar), "pair readers differ");
+        detected
+    }
+
+    /// What a line `block[start..end]` of `digits blank digits` holds, read
+    /// byte by byte and checked as the tiers check ids; `None` for any
+    /// other line or an id that fails a check.
+    fn plain_pair_by_bytes(
+        syntax: &Syntax,
+        block: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Option<(VertexId, VertexId)> {
+        let line = &block[start..end];
+        let blank = line.iter().position(|&b| is_blank(b))?;
+        let (src, dst) = (&line[..blank], &line[blank + 1..]);
+        let number = |digits: &[u8]| -> Option<u64> {
+            if digits.is_empty() || digits.len() > 10 || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let value = digits
+                .iter()
+                .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+            (value <= u64::from(u32::MAX)).then_some(value)
+        };
+        let (rows, cols) = syntax.bounds.unzip();
+        Some((
+            syntax.checked_id(number(src)?, rows)?,
+            syntax.checked_id(number(dst)?, cols)?,
+        ))
+    }
+
+    /// Checks the SSSE3 pair reader on one line against the byte-by-byte
+    /// reading and the SWAR reader: whatever either fast reader accepts is
+    /// the line's true pair, and the SSSE3 one accepts all the SWAR one does.
+    #[cfg(target_arch = "x86_64")]
+    fn check_ssse3_pair(syntax: &Syntax, block: &[u8], start: usize, end: usize) {
+        let truth = plain_pair_by_bytes(syntax, block, start, end);
+        // SAFETY: only called after `PairReader::detect` found SSSE3.
+        let simd = unsafe { syntax.plain_pair_ssse3(block, start, end) };
+        let swar = syntax.plain_pair(block, start, end);
+        let line = String::from_utf8_lossy(&block[start..end]);
+        assert!(
+            simd.is_none() || simd == truth,
+            "{line:?}: {simd:?} vs {truth:?}"
+        );
+        assert!(
+            swar.is_none() || swar == simd,
+            "{line:?}: {swar:?} vs {simd:?}"
+        );
+        // Lines of at most 15 bytes with 16 bytes to load: all plain pairs
+        // of up to 8-digit ids are taken.
+        let short = end - start < 16 && start + 16 <= block.len();
+        let digits_ok = block[start..end]
+            .split(|&b| is_blank(b))
+            .all(|id| id.len() <= 8);
+        if short && digits_ok && truth.is_some() {
+            assert_eq!(simd, truth, "{line:?}");
+        }
+    }
+
+    /// Every digit count 0..=10 on each side, every separator and end, at
+    /// every offset in a block whose end cuts through the 16-byte window.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn ssse3_pairs_match_the_bytes_at_every_digit_count() {
+        if PairReader::detect() != PairReader::Ssse3 {
+            eprintln!("skipping: this CPU has no SSSE3");
+            return;
+        }
+        let syntaxes = [
+            Syntax {
+                one_based: false,
+                bounds: None,
+                third: Third::Absent,
+                expand_reverse: false,
+                drop_self_loops: false,
+                max_vertices: usize::MAX,
+            },
+            Syntax {
+                one_based: true,
+                bounds: Some((5_000_000, 99_999_999)),
+                third: Third::Absent,
+                expand_reverse: false,
+                drop_self_loops: false,
+                max_vertices: 60_000_000,
+            },
+        ];
+        let digits = b"9081726354";
+        for syntax in &syntaxes {
+            for src in 0..=10 {
+                for dst in 0..=10 {
+                    for separator in [&b" "[..], b"\t", b"  ", b",", b""] {
+                        for ending in [&b"\n"[..], b"\r\n", b" \n", b"x\n"] {
+                            let mut line = digits[..src].to_vec();
+                            line.extend_from_slice(separator);
+                            line.extend_from_slice(&digits[10 - dst..]);
+                            let end =
+                                line.len() + ending.iter().take_while(|&&b| b != b'\n').count();
+                            line.extend_from_slice(ending);
+                            for lead in 0..3 {
+                                for tail in 0..18 {
+                                    let mut block = b"1 2\n"[..lead.min(4)].to_vec();
+                                    let start = block.len();
+                                    block.extend_from_slice(&line);
+                                    block.extend(std::iter::repeat_n(b'7', tail));
+                                    check_ssse3_pair(syntax, &block, start, start + end);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The line-at-a-time path alone, for comparison with `parse_block`'s
@@ -1173,6 +1460,32 @@ mod tests {
                 max_vertices: 1000,
             };
             proptest::prop_assert_eq!(tiers(&syntax, &text), slow_only(&syntax, &text));
+        }
+
+        /// Random lines of digits, blanks and other bytes, with random
+        /// bytes after them: the SSSE3 reader agrees with the bytes.
+        #[test]
+        #[cfg(target_arch = "x86_64")]
+        fn ssse3_pairs_match_the_bytes_on_random_lines(
+            line in proptest::collection::vec(
+                proptest::sample::select(b"0123456789999  \t\r-a".to_vec()), 0..20),
+            tail in proptest::collection::vec(proptest::num::u8::ANY, 0..20),
+            one_based in proptest::bool::ANY,
+        ) {
+            if PairReader::detect() == PairReader::Ssse3 {
+                let syntax = Syntax {
+                    one_based,
+                    bounds: one_based.then_some((70_000, 4_000_000)),
+                    third: Third::Absent,
+                    expand_reverse: false,
+                    drop_self_loops: false,
+                    max_vertices: 3_000_000,
+                };
+                let mut block = line.clone();
+                block.push(b'\n');
+                block.extend_from_slice(&tail);
+                check_ssse3_pair(&syntax, &block, 0, line.len());
+            }
         }
     }
 
