@@ -13,7 +13,8 @@
 //! stream, with the in-edge density at each.
 //! Modes `vcsr` and `pcsr` replay one store alone (for `perf record`).
 //! With `VCSR_PROBE_CPU` set it times process CPU time instead of wall
-//! time (steadier on a shared machine); `VCSR_PROBE_ROOT_UPPER=0.85`
+//! time (steadier on a shared machine, but tick-coarse on some kernels:
+//! for runs of a second or more); `VCSR_PROBE_ROOT_UPPER=0.85`
 //! builds `Vcsr` with that root upper density bound instead of the
 //! default, to measure what a denser edge array buys and costs.
 //! Streams: `mo10`, `mo30` (sx-mathoverflow with a 10 % / 30 % base; needs
@@ -25,8 +26,7 @@ use dyngraph_benches::replay::{
     ArrivalOrderCsr, ReplayStore, Stream, bundled_sample, in_pool, kronecker_edges, mathoverflow,
     pagerank, read_edges, shared_data, split,
 };
-use dyngraph_core::GraphUpdate;
-use dyngraph_core::{Csr, CsrOptions};
+use dyngraph_core::{Csr, CsrOptions, GraphUpdate};
 use dyngraph_vcsr::{DegreeProportional, Pcsr, StoreOptions, Vcsr, default_pma_config};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -54,7 +54,10 @@ fn stream(name: &str) -> Stream {
 /// With `VCSR_PROBE_CPU` set, the CPU time `f` took (steadier than wall
 /// time when other processes compete for the cores; the PageRank runs use
 /// a one-thread pool, whose caller blocks rather than spins); otherwise
-/// the wall time.
+/// the wall time. Some kernels (this VM's among them) count CPU time in
+/// scheduler ticks of a few milliseconds: use it for runs of a second or
+/// more, such as PageRank on the Kronecker streams, not for the inserts of
+/// the real streams (tens of milliseconds).
 fn time(f: impl FnOnce()) -> Duration {
     let cpu = std::env::var_os("VCSR_PROBE_CPU").is_some();
     let (start, cpu_start) = (Instant::now(), cpu.then(process_cpu_time).flatten());

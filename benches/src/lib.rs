@@ -15,7 +15,9 @@ use rayon::prelude::*;
 /// `/proc/self/task/*/schedstat` (Linux), or `None` where that is
 /// unavailable. The probes in `benches/examples` time with it when asked:
 /// on a shared machine it leaves out the time other processes held the
-/// cores, which wall time does not.
+/// cores, which wall time does not. Some kernels update it only on
+/// scheduler ticks (4 ms on the VM `BENCHMARKS.md` describes), so it suits
+/// runs of a second or more.
 pub fn process_cpu_time() -> Option<std::time::Duration> {
     let mut total = 0u64;
     for task in std::fs::read_dir("/proc/self/task").ok()? {
