@@ -18,6 +18,7 @@
 //!   [`Csr::from_columns`] also reuses the caller's destination column for
 //!   the in-edges' sources.
 
+use crate::hint::prefetch;
 use crate::traits::{Graph, InNeighbors, OutNeighbors, WeightedOutNeighbors};
 use crate::{DEFAULT_VERTEX_LIMIT, Edge, Error, Result, Semantics, VertexId, Weight, WeightedEdge};
 use rayon::prelude::*;
@@ -698,34 +699,6 @@ impl EdgeSeq for ChunkSeq<'_> {
 /// 4-6% less for stage 3). The walk over a built CSR (the transpose's
 /// input) showed no gain and has none.
 const PREFETCH_AHEAD: usize = 512;
-
-/// Asks the CPU to start loading the cache line holding `items[at]`; a hint
-/// only (a prefetch never faults, so `at` may be past the end). A no-op
-/// except on x86-64.
-#[inline(always)]
-fn prefetch<T>(items: &[T], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: `prefetch_sse` needs only SSE, which every x86-64 CPU has
-        // (it is enabled in the default x86-64 target). A prefetch reads
-        // nothing into the program and never faults, whatever the address,
-        // and the address is formed with `wrapping_add`, so no
-        // out-of-bounds pointer arithmetic happens either.
-        unsafe { prefetch_sse(items.as_ptr().wrapping_add(at).cast()) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (items, at);
-    }
-}
-
-/// [`prefetch`]: `prefetcht0`, into every cache level.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse")]
-fn prefetch_sse(address: *const u8) {
-    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-    _mm_prefetch::<_MM_HINT_T0>(address.cast());
-}
 
 /// The edges of a built CSR, read back as a sequence (used for the transpose).
 struct CsrSeq<'a> {
@@ -1766,15 +1739,6 @@ mod tests {
             let (fused, from_csr) = fused_and_from_csr(&edges, false, &wider, threads);
             assert_eq!(fused, from_csr);
         }
-    }
-
-    #[test]
-    fn prefetching_any_position_is_harmless() {
-        let items = [7u32; 3];
-        for at in [0, 2, 3, 512, usize::MAX / 8, usize::MAX] {
-            prefetch(&items, at);
-        }
-        prefetch::<u64>(&[], 0);
     }
 
     /// The chunk walk (which prefetches ahead of itself, past chunk ends

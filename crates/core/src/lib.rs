@@ -51,6 +51,7 @@
 
 mod csr;
 mod error;
+pub mod hint;
 mod traits;
 mod types;
 

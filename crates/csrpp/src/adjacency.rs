@@ -28,6 +28,7 @@
 //! delete moves a vertex's array out into an allocator block.
 
 use crate::alloc::{BlockSource, EdgeAllocator};
+use dyngraph_core::hint::prefetch_address;
 use dyngraph_core::{VertexId, Weight};
 use std::ptr::{self, NonNull};
 
@@ -162,24 +163,6 @@ unsafe fn copy_slots(
             );
         }
     }
-}
-
-/// Asks the CPU to start loading the cache line at `ptr` (a hint: no
-/// effect on the program's state, a no-op off x86-64). Batches touch a few
-/// vertices per segment, each entry and array a cold cache miss; loading
-/// them all before they are used overlaps those misses instead of waiting
-/// for one after another.
-#[inline(always)]
-pub(crate) fn prefetch<T>(ptr: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` needs SSE, part of every x86-64 CPU; it never
-    // faults and changes no architectural state, whatever the address.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(ptr.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = ptr;
 }
 
 /// Ids a scan steps over at a time: one 64-byte cache line of `u32`s.
@@ -548,12 +531,13 @@ impl AdjList {
         }
     }
 
-    /// Starts loading the first cache line of the edge array ([`prefetch`]).
+    /// Starts loading the first cache line of the edge array
+    /// ([`prefetch_address`]).
     #[inline]
     pub(crate) fn prefetch_array(&self) {
         if self.len >= 2 {
             // SAFETY: `len >= 2`: the block variant is live.
-            prefetch(unsafe { self.slot.block }.as_ptr());
+            prefetch_address(unsafe { self.slot.block }.as_ptr());
         }
     }
 

@@ -2,9 +2,10 @@
 //! Algorithms 7-8): group by source, sort in parallel, then change every
 //! modified segment in parallel, one rayon task per segment.
 
-use crate::adjacency::{AdjList, prefetch};
+use crate::adjacency::AdjList;
 use crate::segment::{Editor, Segment, merge_sorted};
 use crate::store::CsrPP;
+use dyngraph_core::hint::prefetch_address;
 use dyngraph_core::{Edge, Error, Graph, Result, Semantics, UpdateReport, VertexId, Weight};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -323,7 +324,7 @@ impl CsrPP {
                 // New slots per touched list, merged in one pass per segment
                 // (lists with tombstones take the slot-by-slot path).
                 for group in part.chunk_by(|a, b| a.0 == b.0) {
-                    prefetch(&data.out[group[0].0 as usize & mask]);
+                    prefetch_address(&data.out[group[0].0 as usize & mask]);
                 }
                 for group in part.chunk_by(|a, b| a.0 == b.0) {
                     let src = group[0].0;
@@ -436,9 +437,9 @@ impl CsrPP {
                     return undeleted;
                 }
                 for group in part.chunk_by(|a, b| a.0 == b.0) {
-                    prefetch(&data.out[group[0].0 as usize & mask]);
+                    prefetch_address(&data.out[group[0].0 as usize & mask]);
                     if reverse {
-                        prefetch(&data.incoming[group[0].0 as usize & mask]);
+                        prefetch_address(&data.incoming[group[0].0 as usize & mask]);
                     }
                 }
                 for group in part.chunk_by(|a, b| a.0 == b.0) {

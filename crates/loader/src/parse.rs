@@ -9,6 +9,7 @@
 //! edge lists, without the concatenation afterwards).
 
 use crate::number::{parse_f32, parse_u64, parse_vertex, quote};
+use dyngraph_core::hint::prefetch;
 use dyngraph_core::{ParseErrorKind, Timestamp, VertexId, Weight};
 use memchr::memchr;
 use rayon::prelude::*;
@@ -282,34 +283,6 @@ fn newline_mask_swar(chunk: &[u8; 64]) -> u64 {
 /// waiting on those first loads; asking for the bytes a few hundred lines
 /// early hides that wait.
 const PREFETCH_DISTANCE: usize = 2048;
-
-/// Asks the CPU to start loading the cache line at `bytes[at]` (if `at` is
-/// past the end, the address is still only a hint: a prefetch never
-/// faults). A no-op except on x86-64.
-#[inline(always)]
-fn prefetch(bytes: &[u8], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: `prefetch_sse` needs only SSE, part of every x86-64 CPU
-        // (enabled in the default x86-64 target). A prefetch reads nothing
-        // into the program and never faults, whatever the address, and the
-        // pointer is formed with `wrapping_add`, so no out-of-bounds
-        // pointer arithmetic happens either.
-        unsafe { prefetch_sse(bytes.as_ptr().wrapping_add(at)) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (bytes, at);
-    }
-}
-
-/// [`prefetch`]: `prefetcht0`, into every cache level.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse")]
-fn prefetch_sse(address: *const u8) {
-    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-    _mm_prefetch::<_MM_HINT_T0>(address.cast());
-}
 
 /// The positions of the newlines in a block, found 64 bytes at a time
 /// inline (a `memchr` call per line costs more than the line's parse).
@@ -1554,15 +1527,6 @@ mod tests {
             let expected: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).collect();
             assert_eq!(found, expected, "length {len}");
         }
-    }
-
-    #[test]
-    fn prefetching_any_address_is_harmless() {
-        let bytes = [1u8; 10];
-        for at in [0, 9, 10, 4096, usize::MAX / 2, usize::MAX] {
-            prefetch(&bytes, at);
-        }
-        prefetch(&[], 0);
     }
 
     /// A block much longer than the prefetch distance whose runs of plain
