@@ -15,8 +15,11 @@
 //! With `VCSR_PROBE_CPU` set it times process CPU time instead of wall
 //! time (steadier on a shared machine, but tick-coarse on some kernels:
 //! for runs of a second or more); `VCSR_PROBE_ROOT_UPPER=0.85`
-//! builds `Vcsr` with that root upper density bound instead of the
-//! default, to measure what a denser edge array buys and costs.
+//! builds `Vcsr`'s out-edge array with that root upper density bound
+//! instead of the default (0.75), `VCSR_PROBE_IN_ROOT_UPPER` its in-edge
+//! array (default 0.85), to measure what a denser edge array buys and
+//! costs. Mode `inserts-in` times inserts with in-edges kept by both
+//! `Vcsr` and `Pcsr`.
 //! Streams: `mo10`, `mo30` (sx-mathoverflow with a 10 % / 30 % base; needs
 //! `../shared/data`), `college` (the bundled sample), `kron<S>x<EF>` (a
 //! shuffled Kronecker stream of `EF * 2^S` edges, 10 % base).
@@ -27,7 +30,7 @@ use dyngraph_benches::replay::{
     pagerank, read_edges, shared_data, split,
 };
 use dyngraph_core::{Csr, CsrOptions, GraphUpdate};
-use dyngraph_vcsr::{DegreeProportional, Pcsr, StoreOptions, Vcsr, default_pma_config};
+use dyngraph_vcsr::{DegreeProportional, Pcsr, StoreOptions, Vcsr, VcsrConfig};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -69,13 +72,24 @@ fn time(f: impl FnOnce()) -> Duration {
 }
 
 /// A `Vcsr` with the default configuration, or with the root upper
-/// density bound `VCSR_PROBE_ROOT_UPPER` (to measure what a denser edge
-/// array buys and costs).
+/// density bounds `VCSR_PROBE_ROOT_UPPER` (out-edges) and
+/// `VCSR_PROBE_IN_ROOT_UPPER` (in-edges), to measure what a denser edge
+/// array buys and costs.
 fn new_vcsr(in_edges: bool) -> Vcsr {
-    let mut config = default_pma_config();
-    if let Ok(upper) = std::env::var("VCSR_PROBE_ROOT_UPPER") {
-        config.thresholds.root_upper = upper.parse().expect("VCSR_PROBE_ROOT_UPPER: a number");
-    }
+    let mut config = VcsrConfig::default();
+    let bound = |name: &str, upper: &mut f64| {
+        if let Ok(value) = std::env::var(name) {
+            *upper = value.parse().expect("a root upper bound: a number");
+        }
+    };
+    bound(
+        "VCSR_PROBE_ROOT_UPPER",
+        &mut config.out_edges.thresholds.root_upper,
+    );
+    bound(
+        "VCSR_PROBE_IN_ROOT_UPPER",
+        &mut config.in_edges.thresholds.root_upper,
+    );
     Vcsr::with_config(
         StoreOptions::default().in_edges(in_edges),
         DegreeProportional::default(),
@@ -99,8 +113,7 @@ fn replayed_vcsr(stream: &Stream, in_edges: bool) -> Vcsr {
     store
 }
 
-/// Dynamic-part insert time of one replay into `store` (out-edges only, as
-/// the insertion table of `vcsr_replay`).
+/// Dynamic-part insert time of one replay into `store`.
 fn insert_time<S: GraphUpdate>(stream: &Stream, mut store: S) -> Duration {
     store
         .insert_edges(&stream.base)
@@ -116,11 +129,13 @@ fn insert_time<S: GraphUpdate>(stream: &Stream, mut store: S) -> Duration {
     elapsed
 }
 
-fn inserts(stream: &Stream, reps: usize) {
+/// Insert times of `Vcsr` and `Pcsr`, both with or both without
+/// in-edges (the insertion table of `vcsr_replay` keeps none).
+fn inserts(stream: &Stream, reps: usize, in_edges: bool) {
     let (mut vcsr, mut pcsr) = (Duration::MAX, Duration::MAX);
     for rep in 0..reps {
-        let v = insert_time(stream, new_vcsr(false));
-        let p = insert_time(stream, Pcsr::empty(false));
+        let v = insert_time(stream, new_vcsr(in_edges));
+        let p = insert_time(stream, Pcsr::empty(in_edges));
         vcsr = vcsr.min(v);
         pcsr = pcsr.min(p);
         println!(
@@ -130,8 +145,9 @@ fn inserts(stream: &Stream, reps: usize) {
         );
     }
     println!(
-        "{}: min Vcsr {:.1} ms, Pcsr {:.1} ms; Vcsr inserts {:.2}x as fast",
+        "{}{}: min Vcsr {:.1} ms, Pcsr {:.1} ms; Vcsr inserts {:.2}x as fast",
         stream.name,
+        if in_edges { ", in-edges kept" } else { "" },
         vcsr.as_secs_f64() * 1e3,
         pcsr.as_secs_f64() * 1e3,
         pcsr.as_secs_f64() / vcsr.as_secs_f64()
@@ -227,7 +243,8 @@ fn main() {
     let stream = stream(args.get(1).map_or("mo10", String::as_str));
     let reps = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
     match mode {
-        "inserts" => inserts(&stream, reps),
+        "inserts" => inserts(&stream, reps, false),
+        "inserts-in" => inserts(&stream, reps, true),
         "pagerank" => pagerank_ratio(&stream, reps),
         "pagerank-along" => pagerank_along(&stream, reps),
         // One store alone, for `perf record` or `valgrind`.
@@ -244,6 +261,8 @@ fn main() {
         "pcsr" => {
             (0..reps).for_each(|_| println!("{:?}", insert_time(&stream, Pcsr::empty(false))))
         }
-        other => panic!("mode {other}: inserts, pagerank, pagerank-along, vcsr or pcsr"),
+        other => {
+            panic!("mode {other}: inserts, inserts-in, pagerank, pagerank-along, vcsr or pcsr")
+        }
     }
 }

@@ -115,4 +115,7 @@ pub use dyngraph_pma::{DegreeProportional, Even, GapPolicy, HistoryAdaptive, Pma
 pub use options::StoreOptions;
 pub use pcsr::{Pcsr, PcsrNeighbors, PcsrWeightedNeighbors};
 pub use snapshot::{Snapshot, SnapshotNeighbors, SnapshotView, SnapshotWeightedNeighbors};
-pub use vcsr::{Vcsr, VcsrNeighbors, VcsrStats, VcsrWeightedNeighbors, default_pma_config};
+pub use vcsr::{
+    Vcsr, VcsrConfig, VcsrNeighbors, VcsrStats, VcsrWeightedNeighbors, default_in_edge_pma_config,
+    default_pma_config,
+};

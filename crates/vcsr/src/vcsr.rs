@@ -46,8 +46,9 @@ fn resize_modestly(values: &mut Vec<u32>, len: usize) {
     values.resize(len, 0);
 }
 
-/// The pma configuration [`Vcsr::new`] and [`Vcsr::with_policy`] use: the
-/// classic density thresholds (root at most 0.75 full), growing by 1.3
+/// The pma configuration [`Vcsr::new`] and [`Vcsr::with_policy`] use for
+/// the out-edge array (the in-edge array's is
+/// [`default_in_edge_pma_config`]): the classic density thresholds (root at most 0.75 full), growing by 1.3
 /// instead of doubling, so an edge array is at least `0.75 / 1.3 = 0.58`
 /// dense right after a growth instead of 0.375. With 4-byte slots that is
 /// at most 6.9 bytes per edge of slots, plus 9 bytes of pma bookkeeping and
@@ -58,6 +59,76 @@ fn resize_modestly(values: &mut Vec<u32>, len: usize) {
 /// by 1.5; `BENCHMARKS.md`).
 pub fn default_pma_config() -> PmaConfig {
     PmaConfig::default().growth(1.3)
+}
+
+/// The pma configuration of the in-edge array by default: as
+/// [`default_pma_config`] but with the root at most 0.85 full instead of
+/// 0.75, so the array is between `0.85 / 1.3 = 0.65` and 0.85 dense
+/// instead of between 0.58 and 0.75.
+///
+/// Why the two arrays differ: the in-edge array is there for pull kernels
+/// (PageRank, bottom-up BFS), which stream it whole, gaps included, so its
+/// density sets how close they come to `Csr`; it is written only when an
+/// in-edge graph takes an insert, and there a fuller array costs more
+/// rebalancing. Measured on the Kronecker s20 stream's final graph, pull
+/// PageRank went from about 1.23× `Csr`'s time to about 1.08×; inserts
+/// with in-edges kept stay above twice `Pcsr`'s rate with in-edges, about
+/// 20–30 % slower than with this array at 0.75 (`BENCHMARKS.md`, "Issue 5,
+/// fifth pass"). Graphs without in-edges do not use it.
+pub fn default_in_edge_pma_config() -> PmaConfig {
+    let mut config = default_pma_config();
+    config.thresholds.root_upper = 0.85;
+    config
+}
+
+/// The pma configurations of a [`Vcsr`]'s two edge arrays. A single
+/// [`PmaConfig`] converts into one that uses it for both.
+///
+/// ```
+/// use dyngraph_vcsr::{DegreeProportional, StoreOptions, Vcsr, VcsrConfig, default_pma_config};
+/// // Both arrays as dense as the in-edge default (fewer bytes per edge,
+/// // slower inserts).
+/// let dense = VcsrConfig::default().in_edges;
+/// let graph = Vcsr::with_config(
+///     StoreOptions::default().in_edges(true),
+///     DegreeProportional::default(),
+///     dense,
+/// )?;
+/// assert_eq!(graph.config().out_edges, dense);
+/// // The defaults: a sparser out-edge array for inserts, a denser
+/// // in-edge array for pull kernels.
+/// let config = VcsrConfig::default();
+/// assert_eq!(config.out_edges, default_pma_config());
+/// assert!(config.in_edges.thresholds.root_upper > config.out_edges.thresholds.root_upper);
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VcsrConfig {
+    /// The out-edge array, written by every insert (default
+    /// [`default_pma_config`]).
+    pub out_edges: PmaConfig,
+    /// The in-edge array, when [`StoreOptions::in_edges`] keeps one
+    /// (default [`default_in_edge_pma_config`]).
+    pub in_edges: PmaConfig,
+}
+
+impl Default for VcsrConfig {
+    fn default() -> Self {
+        VcsrConfig {
+            out_edges: default_pma_config(),
+            in_edges: default_in_edge_pma_config(),
+        }
+    }
+}
+
+impl From<PmaConfig> for VcsrConfig {
+    /// The same configuration for both arrays.
+    fn from(config: PmaConfig) -> Self {
+        VcsrConfig {
+            out_edges: config,
+            in_edges: config,
+        }
+    }
 }
 
 /// Index of the oldest live slot of `run` pointing to `target`.
@@ -268,6 +339,7 @@ pub struct Vcsr<P = DegreeProportional> {
     /// Counters of edge arrays replaced by a bulk load or [`Vcsr::repack`]
     /// (out, in), added into [`Vcsr::stats`].
     retired: (PmaStats, PmaStats),
+    config: VcsrConfig,
 }
 
 impl Vcsr<DegreeProportional> {
@@ -281,14 +353,24 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     /// An empty graph whose edge arrays use `policy` (cloned for the
     /// in-edges). Refuses a vertex limit above `2^31`.
     pub fn with_policy(options: StoreOptions, policy: P) -> Result<Self> {
-        Self::with_config(options, policy, default_pma_config())
+        Self::with_config(options, policy, VcsrConfig::default())
     }
 
-    /// An empty graph with `policy` and the pma `config` (density
-    /// thresholds, section size, minimum capacity): raising the root upper
-    /// threshold trades insert speed for fewer bytes per edge. Refuses a
-    /// vertex limit above `2^31` and an invalid configuration.
-    pub fn with_config(options: StoreOptions, policy: P, config: PmaConfig) -> Result<Self> {
+    /// An empty graph with `policy` and the pma configuration of each edge
+    /// array (density thresholds, growth, section size, minimum capacity;
+    /// a [`PmaConfig`] applies to both): raising an array's root upper
+    /// threshold trades its insert speed for fewer bytes per edge and,
+    /// for the in-edges, faster pull kernels. Refuses a vertex limit above
+    /// `2^31` and an invalid configuration.
+    pub fn with_config(
+        options: StoreOptions,
+        policy: P,
+        config: impl Into<VcsrConfig>,
+    ) -> Result<Self> {
+        let VcsrConfig {
+            out_edges: config,
+            in_edges: in_config,
+        } = config.into();
         if options.vertex_limit > MAX_VERTICES {
             return Err(Error::InvalidArgument(format!(
                 "vertex limit {} exceeds VCSR's 2^31 (the top id bit marks deletions)",
@@ -302,7 +384,7 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             OutRuns::Plain(PackedRuns::with_config(policy.clone(), config).map_err(invalid)?)
         };
         let incoming = if options.in_edges {
-            Some(PackedRuns::with_config(policy, config).map_err(invalid)?)
+            Some(PackedRuns::with_config(policy, in_config).map_err(invalid)?)
         } else {
             None
         };
@@ -316,11 +398,21 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             vertex_limit: options.vertex_limit,
             history: History::default(),
             retired: Default::default(),
+            config: VcsrConfig {
+                out_edges: config,
+                in_edges: in_config,
+            },
         })
     }
 }
 
 impl<P: GapPolicy + Clone> Vcsr<P> {
+    /// The pma configurations the graph was built with (the in-edge one
+    /// is unused when no in-edges are kept).
+    pub fn config(&self) -> VcsrConfig {
+        self.config
+    }
+
     /// Whether `src -> dst` exists. `O(degree(src))`.
     pub fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
         (src as usize) < self.vertex_count()

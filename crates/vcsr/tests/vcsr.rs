@@ -387,6 +387,51 @@ fn stats_report_the_in_edge_array_shape() {
     assert_eq!((stats.in_slots, stats.in_density), (0, 0.0), "{stats:?}");
 }
 
+/// By default the in-edge array runs denser than the out-edge array (root
+/// bound 0.85 against 0.75, both growing by 1.3), so pull kernels stream
+/// fewer gaps; a single `PmaConfig` still configures both alike.
+#[test]
+fn in_edges_are_kept_denser_than_out_edges_by_default() {
+    use dyngraph_vcsr::{DegreeProportional, VcsrConfig, default_pma_config};
+    let edges = common::read_edges(&common::bundled_sample());
+    let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
+    let config = graph.config();
+    assert_eq!(config, VcsrConfig::default());
+    let (out_upper, in_upper) = (
+        config.out_edges.thresholds.root_upper,
+        config.in_edges.thresholds.root_upper,
+    );
+    assert_eq!((out_upper, in_upper), (0.75, 0.85));
+    let growth = config.in_edges.growth;
+    for (inserted, edge) in edges.iter().enumerate() {
+        graph.insert_edge(edge.src, edge.dst).unwrap();
+        if inserted >= 5_000 && inserted % 1_000 == 0 {
+            // Past the first growths, each array's density stays within
+            // its own cycle: at most the bound, at least bound / growth.
+            let stats = graph.stats();
+            let within = |density: f64, upper: f64| {
+                density <= upper + 1e-9 && density >= upper / growth - 0.01
+            };
+            assert!(
+                within(stats.out_density, out_upper),
+                "{inserted}: {stats:?}"
+            );
+            assert!(within(stats.in_density, in_upper), "{inserted}: {stats:?}");
+        }
+    }
+    graph.validate().unwrap();
+    let stats = graph.stats();
+    assert!(stats.in_slots < stats.out_slots, "{stats:?}");
+
+    let same = Vcsr::with_config(
+        StoreOptions::default().in_edges(true),
+        DegreeProportional::default(),
+        default_pma_config(),
+    )
+    .unwrap();
+    assert_eq!(same.config().in_edges, same.config().out_edges);
+}
+
 /// An id far past the vertex array grows it (one run per new vertex);
 /// the edges already stored are not rebuilt or disturbed.
 #[test]
