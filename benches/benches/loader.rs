@@ -2,6 +2,8 @@
 //! 33.5M edges by default; `DYNGRAPH_LOADER_SCALE` overrides), as `.el` and
 //! as Matrix Market, in one run:
 //! - the I/O floor: the same file mapped and scanned for newlines (memchr);
+//! - the output floor: the stream's two id columns allocated and written
+//!   from two threads, with nothing parsed;
 //! - dyngraph's edge-stream and CSR readers at 1 and 2 threads;
 //! - graph_builder's edge-list reader and sprs's Matrix Market reader.
 //!
@@ -12,6 +14,7 @@ use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_
 use dyngraph_benches::kronecker_bench_file;
 use dyngraph_loader::{Format, LoadOptions, load_csr, load_edge_stream};
 use graph_builder::prelude::*;
+use rayon::prelude::*;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -28,6 +31,25 @@ fn newline_count(path: &std::path::Path) -> usize {
     // and nothing modifies it while they run.
     let map = unsafe { memmap2::Mmap::map(&file) }.expect("map");
     memchr::memchr_iter(b'\n', &map).count()
+}
+
+/// Two zeroed columns of `edges` ids (as the stream reader allocates
+/// them), each entry written once in parallel chunks.
+fn fill_stream_columns(edges: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut src = vec![0u32; edges];
+    let mut dst = vec![0u32; edges];
+    const CHUNK: usize = 1 << 16;
+    src.par_chunks_mut(CHUNK)
+        .zip(dst.par_chunks_mut(CHUNK))
+        .enumerate()
+        .for_each(|(chunk, (src, dst))| {
+            let first = (chunk * CHUNK) as u32;
+            for (offset, (s, d)) in src.iter_mut().zip(dst).enumerate() {
+                *s = first.wrapping_add(offset as u32);
+                *d = s.rotate_left(7);
+            }
+        });
+    (src, dst)
 }
 
 fn bench(c: &mut Criterion) {
@@ -49,6 +71,17 @@ fn bench(c: &mut Criterion) {
     group.bench_function("newline_scan_mtx", |b| {
         b.iter(|| black_box(newline_count(&mtx)))
     });
+    // The other floor: a stream read must also fill its output, two `u32`
+    // columns of `edges` entries in fresh memory. This writes them from two
+    // threads with nothing to parse, so the page faults and page clears of
+    // 8 bytes per edge are all it measures.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("pool");
+    group.bench_function("output_fill_el/2t", |b| {
+        b.iter(|| pool.install(|| black_box(fill_stream_columns(edges as usize))))
+    });
     for threads in [1, 2] {
         let options = LoadOptions::default().threads(threads);
         group.bench_function(format!("dyngraph_stream_el/{threads}t"), |b| {
@@ -67,10 +100,6 @@ fn bench(c: &mut Criterion) {
     group.bench_function("dyngraph_csr_transpose_el/2t", |b| {
         b.iter(|| black_box(load_csr(&el, &options).expect("load")))
     });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .expect("pool");
     group.bench_function("graph_builder_el/2t", |b| {
         b.iter(|| {
             pool.install(|| {
