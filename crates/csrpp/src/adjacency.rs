@@ -1182,7 +1182,7 @@ mod tests {
                         .collect()
                 };
                 for group in groups {
-                    for start in [0usize, 1, 5] {
+                    for start in [0usize, 1, 2, 3, 5] {
                         let old = &old[..start];
                         let ids: Vec<u32> = old.iter().map(|s| s.0).collect();
                         let weights: Vec<f32> = old.iter().map(|s| s.1).collect();
@@ -1249,6 +1249,184 @@ mod tests {
         for mut l in [list, copy] {
             // SAFETY: both lists' blocks came from `allocator`.
             unsafe { l.free(&allocator) };
+        }
+    }
+
+    /// Whether the list's ids live inside its own 16-byte entry.
+    fn ids_inside_entry(list: &AdjList) -> bool {
+        let entry = list as *const AdjList as usize;
+        let ids = list.ids().as_ptr() as usize;
+        (entry..entry + std::mem::size_of::<AdjList>()).contains(&ids)
+    }
+
+    /// The representation a list of `len` slots must have: inline (no
+    /// allocator bytes, ids inside the entry) up to its inline capacity,
+    /// else a power-of-two block.
+    fn check_representation(list: &AdjList, weighted: bool) {
+        let len = list.len();
+        let inline = len <= inline_capacity(weighted);
+        assert_eq!(list.has_block(), !inline, "len {len}, weighted {weighted}");
+        assert_eq!(
+            list.block_bytes(),
+            if inline {
+                0
+            } else {
+                block_bytes(len.next_power_of_two(), weighted)
+            },
+            "len {len}, weighted {weighted}"
+        );
+        if len > 0 {
+            assert_eq!(ids_inside_entry(list), inline, "len {len}");
+        }
+        assert_eq!(list.weights().len(), if weighted { len } else { 0 });
+    }
+
+    #[test]
+    fn inline_capacity_is_two_ids_unweighted_and_one_pair_weighted() {
+        assert_eq!(std::mem::size_of::<AdjList>(), 16);
+        assert_eq!(inline_capacity(false), 2);
+        assert_eq!(inline_capacity(true), 1);
+        let unweighted: Vec<usize> = (0..6).map(|len| capacity_for(len, false)).collect();
+        assert_eq!(unweighted, [0, 1, 2, 4, 4, 8]);
+        let weighted: Vec<usize> = (0..6).map(|len| capacity_for(len, true)).collect();
+        assert_eq!(weighted, [0, 1, 2, 4, 4, 8]);
+        let allocator = EdgeAllocator::new(AllocatorKind::System);
+        let pair = AdjList::from_sorted(&allocator, false, &[3, 7], &[]);
+        assert_eq!(pair.block_bytes(), 0);
+        assert_eq!(pair.ids(), [3, 7]);
+        let mut weighted_pair = AdjList::from_sorted(&allocator, true, &[3, 7], &[0.5, 2.0]);
+        assert_eq!(weighted_pair.block_bytes(), block_bytes(2, true));
+        // SAFETY: the block came from `allocator`.
+        unsafe { weighted_pair.free(&allocator) };
+    }
+
+    /// Every path between 0, 1, 2 and 3 slots, both ways, in every order of
+    /// inserting and physically removing three ids, unweighted (inline up
+    /// to 2) and weighted (inline up to 1), with both allocators.
+    #[test]
+    fn every_transition_between_zero_and_three_slots() {
+        let orders = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        let ids = [10u32, 20, 30];
+        for kind in [AllocatorKind::System, AllocatorKind::Arena] {
+            let allocator = EdgeAllocator::new(kind);
+            for weighted in [false, true] {
+                let weigh = |id: u32| if weighted { id as f32 / 4.0 } else { 1.0 };
+                for insert_order in orders {
+                    for remove_order in orders {
+                        let mut list = AdjList::new(weighted);
+                        let mut model: Vec<(u32, f32)> = Vec::new();
+                        for &k in &insert_order {
+                            let id = ids[k];
+                            let pos = list.lower_bound(id);
+                            // SAFETY: `allocator` owns every block of `list`.
+                            unsafe { list.insert_at(&allocator, pos, id, id as f32 / 4.0) };
+                            let at = model.partition_point(|&(m, _)| m < id);
+                            model.insert(at, (id, weigh(id)));
+                            assert_eq!(live(&list), model);
+                            check_representation(&list, weighted);
+                        }
+                        for &k in &remove_order {
+                            let pos = list.lower_bound(ids[k]);
+                            // SAFETY: as above.
+                            unsafe { list.remove_at(&allocator, pos) };
+                            model.retain(|&(m, _)| m != ids[k]);
+                            assert_eq!(live(&list), model);
+                            check_representation(&list, weighted);
+                        }
+                        assert_eq!(list.len(), 0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tombstones in an inline pair: logical deletes keep both ids (the
+    /// bit set), revive restores the weight-less slot, a physical delete
+    /// of the tombstone or of the live id shrinks it, and growing past
+    /// the pair carries the tombstone into the block and back inline.
+    #[test]
+    fn tombstones_in_an_inline_pair() {
+        let allocator = EdgeAllocator::new(AllocatorKind::Arena);
+        for buried in [0, 1] {
+            let mut list = AdjList::from_sorted(&allocator, false, &[4, 9], &[]);
+            list.bury(buried);
+            assert_eq!(list.tombstones(), 1);
+            assert_eq!(list.len(), 2);
+            assert_eq!(list.ids()[buried], [4, 9][buried] | TOMBSTONE);
+            assert_eq!(live(&list), [[(9, 1.0)], [(4, 1.0)]][buried]);
+            assert!(!list.contains_live([4, 9][buried]));
+            assert!(list.contains_live([4, 9][1 - buried]));
+            check_representation(&list, false);
+
+            // Grow to a block of 4 with the tombstone in it, then back.
+            let pos = list.lower_bound(6);
+            // SAFETY: `allocator` owns every block of `list`.
+            unsafe { list.insert_at(&allocator, pos, 6, 1.0) };
+            check_representation(&list, false);
+            assert_eq!(list.tombstones(), 1);
+            assert_eq!(live(&list).len(), 2);
+            // SAFETY: as above.
+            unsafe { list.remove_at(&allocator, 1) };
+            check_representation(&list, false);
+            assert_eq!(list.tombstones(), 1);
+            assert_eq!(list.ids()[buried], [4, 9][buried] | TOMBSTONE);
+
+            // A clone copies the pair, tombstone bit and count included.
+            let copy = list.clone_in(&allocator);
+            assert_eq!(copy.ids(), list.ids());
+            assert_eq!(copy.tombstones(), 1);
+            assert!(ids_inside_entry(&copy));
+
+            list.revive(buried, 7.0);
+            assert_eq!(list.tombstones(), 0);
+            assert_eq!(live(&list), [(4, 1.0), (9, 1.0)]);
+            list.bury(buried);
+            // Physical delete of the tombstone: one live id left, inline.
+            // SAFETY: as above.
+            unsafe { list.remove_at(&allocator, buried) };
+            assert_eq!(list.tombstones(), 0);
+            assert_eq!(live(&list), [[(9, 1.0)], [(4, 1.0)]][buried]);
+            check_representation(&list, false);
+            // SAFETY: as above (nothing to free: inline).
+            unsafe { list.free(&allocator) };
+        }
+    }
+
+    /// A three-slot unweighted slab array (exact and with headroom) shrinks
+    /// back inline on a physical delete and leaves the slab alone.
+    #[test]
+    fn slab_list_of_three_shrinks_inline() {
+        let allocator = EdgeAllocator::new(AllocatorKind::System);
+        for exact in [true, false] {
+            let cap = if exact { 3 } else { capacity_for(3, false) };
+            let slab = Slab::new(cap);
+            // SAFETY: the slab holds `cap >= 3` ids, written first.
+            let mut list = unsafe {
+                ptr::copy_nonoverlapping([1u32, 2, 3].as_ptr(), slab.start().as_ptr(), 3);
+                AdjList::from_slab(slab.start(), 3, false, exact)
+            };
+            assert!(slab.holds(&list) && list.is_in_slab());
+            // SAFETY: blocks come from `allocator`; the slab outlives the
+            // list's use of it.
+            unsafe { list.remove_at(&allocator, 1) };
+            assert_eq!(list.ids(), [1, 3]);
+            assert!(!slab.holds(&list) && !list.is_in_slab());
+            check_representation(&list, false);
+            // Growing again takes a block of its own, not the slab.
+            // SAFETY: as above.
+            unsafe { list.insert_at(&allocator, 1, 2, 1.0) };
+            assert_eq!(list.ids(), [1, 2, 3]);
+            assert!(!slab.holds(&list));
+            check_representation(&list, false);
+            // SAFETY: as above.
+            unsafe { list.free(&allocator) };
         }
     }
 }
