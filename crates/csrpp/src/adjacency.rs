@@ -1301,8 +1301,9 @@ mod tests {
     }
 
     /// Every path between 0, 1, 2 and 3 slots, both ways, in every order of
-    /// inserting and physically removing three ids, unweighted (inline up
-    /// to 2) and weighted (inline up to 1), with both allocators.
+    /// inserting and physically removing three ids, with a logical delete
+    /// and revival of every slot at each size, unweighted (inline up to 2)
+    /// and weighted (inline up to 1), with both allocators.
     #[test]
     fn every_transition_between_zero_and_three_slots() {
         let orders = [
@@ -1331,6 +1332,18 @@ mod tests {
                             model.insert(at, (id, weigh(id)));
                             assert_eq!(live(&list), model);
                             check_representation(&list, weighted);
+                            // A logical delete of each slot in this state
+                            // keeps the representation; revive restores it.
+                            for pos in 0..list.len() {
+                                list.bury(pos);
+                                let mut without = model.clone();
+                                without.remove(pos);
+                                assert_eq!(live(&list), without);
+                                assert_eq!(list.tombstones(), 1);
+                                check_representation(&list, weighted);
+                                list.revive(pos, model[pos].1);
+                                assert_eq!(live(&list), model);
+                            }
                         }
                         for &k in &remove_order {
                             let pos = list.lower_bound(ids[k]);
