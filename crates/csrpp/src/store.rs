@@ -51,7 +51,7 @@ pub struct VertexPropertyId(pub(crate) usize);
 /// - **Memory**: 16 bytes per vertex entry (32 with reverse edges), plus,
 ///   for lists too long to be inline, per edge 4 bytes (8 weighted) —
 ///   exactly, right after a bulk load
-///   (arrays packed per segment; 1.17× `Csr` on a Kronecker graph), and
+///   (arrays packed per segment; 1.16× `Csr` on a Kronecker graph), and
 ///   rounded up to the vertex's power-of-two capacity once it has been
 ///   updated (between 1× and 2×; about 1.9× `Csr` after 100 batches on a
 ///   Kronecker graph, 1.5× with [`CsrPPConfig::segment_repack`]) —
