@@ -4,8 +4,10 @@
 //! (tombstone count, "weighted" and "vertex deleted" flags) and one 8-byte
 //! slot that is either
 //! - nothing, when the list is empty;
-//! - the single neighbour and its weight, inline, when it holds one slot
-//!   (CSR++'s degree-1 optimisation: no array at all); or
+//! - the slots themselves, inline, when there are at most
+//!   [`inline_capacity`] of them: one `(id, weight)` pair in a weighted
+//!   list (CSR++'s degree-1 optimisation), up to two ids in an unweighted
+//!   one (an `[u32; 2]`, so degree-2 vertices need no array either); or
 //! - a pointer to an edge array of capacity `len.next_power_of_two()`,
 //!   laid out as `[u32 id; cap]` followed, when weighted, by
 //!   `[f32 weight; cap]` — one allocation, so weights stay aligned with
@@ -15,12 +17,16 @@
 //! [`TOMBSTONE`] bit set on its id, so the order (by `id & ID_MASK`) holds
 //! and every reader skips it.
 //!
-//! Invariant (I): a list with `len >= 2` either owns a block of exactly
-//! `block_bytes(capacity_for(len), weighted)` bytes from the allocator of
-//! the store it lives in, or — flagged `IN_SLAB`, after a bulk load — points
-//! at `block_bytes(len, weighted)` bytes inside a [`Slab`] owned by its
-//! segment, which outlives the list's use of it. The functions that
-//! (de)allocate are `unsafe` and ask their caller for that allocator.
+//! Invariant (I): a list with `len > inline_capacity(weighted)` (it "has a
+//! block") either owns a block of exactly
+//! `block_bytes(capacity_for(len, weighted), weighted)` bytes from the
+//! allocator of the store it lives in, or — flagged `IN_SLAB`, after a bulk
+//! load — points at `block_bytes(cap, weighted)` bytes inside a [`Slab`]
+//! owned by its segment, which outlives the list's use of it (`cap` is
+//! `len`, or `capacity_for(len, weighted)` when the slab has headroom). A
+//! list with `len <= inline_capacity(weighted)` holds its slots in the
+//! entry and no block. The functions that (de)allocate are `unsafe` and
+//! ask their caller for that allocator.
 //!
 //! Slabs are CSR++'s load layout: a bulk load into empty vertices packs
 //! all their arrays back to back, exactly sized, so a scan right after
@@ -58,10 +64,17 @@ struct Inline {
     weight: Weight,
 }
 
+/// The entry's 8-byte slot. Which variant is live follows from the list's
+/// length and weightedness alone ([`AdjList::has_block`]): `block` when it
+/// has a block; otherwise `inline` when weighted, `pair` when not. `pair[0]`
+/// and `inline.id` share their bytes (`Inline` is `repr(C)`), so inline ids
+/// are always read as `pair[..len]`. Every inline state is written whole
+/// (all 8 bytes), so reading `pair` is never a read of uninitialised bytes.
 #[derive(Clone, Copy)]
 union Slot {
     block: NonNull<u32>,
     inline: Inline,
+    pair: [u32; 2],
 }
 
 /// A vertex entry: its sorted neighbour list (see the module docs).
@@ -77,11 +90,19 @@ unsafe impl Send for AdjList {}
 // SAFETY: through `&AdjList` the block is only read.
 unsafe impl Sync for AdjList {}
 
-/// Capacity of a list with `len` slots: inline up to 1, else the next power
-/// of two. Growth doubles it, physical deletes halve it once the list is
-/// half empty, so it is always this function of the length.
-pub(crate) fn capacity_for(len: usize) -> usize {
-    if len <= 1 {
+/// Most slots a list keeps inline in its entry: one `(id, weight)` when
+/// weighted, two ids when not.
+#[inline]
+pub(crate) fn inline_capacity(weighted: bool) -> usize {
+    if weighted { 1 } else { 2 }
+}
+
+/// Capacity of a list with `len` slots: `len` itself while it fits inline
+/// ([`inline_capacity`]), else the next power of two. Growth doubles it,
+/// physical deletes halve it once the list is half empty (or move it back
+/// inline), so it is always this function of the length and weightedness.
+pub(crate) fn capacity_for(len: usize, weighted: bool) -> usize {
+    if len <= inline_capacity(weighted) {
         len
     } else {
         len.next_power_of_two()
@@ -113,24 +134,6 @@ unsafe fn write_slot(block: NonNull<u32>, cap: usize, weighted: bool, pos: usize
         block.as_ptr().add(pos).write(slot.id);
         if weighted {
             weights_ptr(block, cap).add(pos).write(slot.weight);
-        }
-    }
-}
-
-/// Reads slot `pos` of a block.
-///
-/// # Safety
-/// As for [`write_slot`], and slot `pos` is initialised.
-unsafe fn read_slot(block: NonNull<u32>, cap: usize, weighted: bool, pos: usize) -> Inline {
-    // SAFETY: in bounds and initialised (caller's contract).
-    unsafe {
-        Inline {
-            id: block.as_ptr().add(pos).read(),
-            weight: if weighted {
-                weights_ptr(block, cap).add(pos).read()
-            } else {
-                1.0
-            },
         }
     }
 }
@@ -295,13 +298,52 @@ impl AdjList {
         self.meta & IN_SLAB != 0
     }
 
+    /// Whether the slots live in an array (an allocator block or a slab)
+    /// rather than inline in the entry: `len > inline_capacity(weighted)`.
+    #[inline]
+    pub(crate) fn has_block(&self) -> bool {
+        self.len() > inline_capacity(self.is_weighted())
+    }
+
     /// Slots the array has room for.
     fn capacity(&self) -> usize {
         if self.meta & SLAB_FLAGS == SLAB_FLAGS {
             self.len()
         } else {
-            capacity_for(self.len())
+            capacity_for(self.len(), self.is_weighted())
         }
+    }
+
+    /// Slot `pos` (`< len`, tombstone bit kept) with its weight (1.0 when
+    /// unweighted).
+    fn slot_at(&self, pos: usize) -> Inline {
+        Inline {
+            id: self.ids()[pos],
+            weight: self.weights().get(pos).copied().unwrap_or(1.0),
+        }
+    }
+
+    /// Makes the list hold `slots` inline (at most [`inline_capacity`]),
+    /// writing the whole 8-byte slot. Any block the list had must already
+    /// be released (or be a slab's); tombstone count and vertex flag are
+    /// kept, the slab flags cleared.
+    fn set_inline(&mut self, slots: &[Inline]) {
+        debug_assert!(slots.len() <= inline_capacity(self.is_weighted()));
+        self.slot = if self.is_weighted() {
+            Slot {
+                inline: slots
+                    .first()
+                    .copied()
+                    .unwrap_or(Inline { id: 0, weight: 0.0 }),
+            }
+        } else {
+            let id = |i: usize| slots.get(i).map_or(0, |slot| slot.id);
+            Slot {
+                pair: [id(0), id(1)],
+            }
+        };
+        self.len = slots.len() as u32;
+        self.meta &= !SLAB_FLAGS;
     }
 
     fn set_tombstones(&mut self, count: usize) {
@@ -312,8 +354,11 @@ impl AdjList {
     /// Bytes of the edge array the allocator holds for this list (0 when
     /// empty, inline or in a slab).
     pub(crate) fn block_bytes(&self) -> usize {
-        if self.len >= 2 && !self.in_slab() {
-            block_bytes(capacity_for(self.len()), self.is_weighted())
+        if self.has_block() && !self.in_slab() {
+            block_bytes(
+                capacity_for(self.len(), self.is_weighted()),
+                self.is_weighted(),
+            )
         } else {
             0
         }
@@ -322,13 +367,16 @@ impl AdjList {
     /// The slots' ids (tombstones carry [`TOMBSTONE`]).
     #[inline]
     pub(crate) fn ids(&self) -> &[u32] {
-        match self.len {
-            0 => &[],
-            // SAFETY: one slot: the inline variant is the live one.
-            1 => std::slice::from_ref(unsafe { &self.slot.inline.id }),
-            // SAFETY: `len >= 2`: `block` holds `len` initialised ids
-            // (invariant I) and lives as long as `self`.
-            len => unsafe { std::slice::from_raw_parts(self.slot.block.as_ptr(), len as usize) },
+        let len = self.len();
+        if self.has_block() {
+            // SAFETY: the block variant is live; it holds `len` initialised
+            // ids (invariant I) and lives as long as `self`.
+            unsafe { std::slice::from_raw_parts(self.slot.block.as_ptr(), len) }
+        } else {
+            // SAFETY: no block: `len <= inline_capacity <= 2` ids inline,
+            // at `pair[..len]` (`pair[0]` is `inline.id` in a weighted
+            // list); inline slots are always written whole (`Slot`).
+            unsafe { self.slot.pair.get_unchecked(..len) }
         }
     }
 
@@ -355,22 +403,26 @@ impl AdjList {
     /// Ids and weights, mutably (weights empty when unweighted).
     fn parts_mut(&mut self) -> (&mut [u32], &mut [Weight]) {
         let weighted = self.is_weighted();
-        match self.len {
-            0 => (&mut [], &mut []),
-            1 => {
-                // SAFETY: one slot: the inline variant is the live one.
+        let len = self.len();
+        match (self.has_block(), weighted) {
+            (false, true) => {
+                // SAFETY: weighted, no block: the inline variant is live
+                // (`len <= 1`).
                 let inline = unsafe { &mut self.slot.inline };
-                let weights: &mut [Weight] = if weighted {
-                    std::slice::from_mut(&mut inline.weight)
-                } else {
-                    &mut []
-                };
-                (std::slice::from_mut(&mut inline.id), weights)
+                (
+                    &mut std::slice::from_mut(&mut inline.id)[..len],
+                    &mut std::slice::from_mut(&mut inline.weight)[..len],
+                )
             }
-            len => {
-                let len = len as usize;
+            (false, false) => {
+                // SAFETY: unweighted, no block: the pair variant is live
+                // (`len <= 2`).
+                let pair = unsafe { &mut self.slot.pair };
+                (&mut pair[..len], &mut [])
+            }
+            (true, _) => {
                 let cap = self.capacity();
-                // SAFETY: `len >= 2`: the block is ours (invariant I); ids
+                // SAFETY: the block is ours (invariant I); ids
                 // `[0, len)` and weights `[cap, cap + len)` are disjoint.
                 unsafe {
                     let block = self.slot.block;
@@ -417,17 +469,18 @@ impl AdjList {
         let mut list = Self::new(weighted);
         let weight_at = |i: usize| weights.get(i).copied().unwrap_or(1.0);
         match ids.len() {
-            0 => {}
-            1 => {
-                list.slot = Slot {
-                    inline: Inline {
-                        id: ids[0],
-                        weight: weight_at(0),
-                    },
-                };
+            len if len <= inline_capacity(weighted) => {
+                let mut slots = [Inline { id: 0, weight: 0.0 }; 2];
+                for (i, &id) in ids.iter().enumerate() {
+                    slots[i] = Inline {
+                        id,
+                        weight: weight_at(i),
+                    };
+                }
+                list.set_inline(&slots[..len]);
             }
             len => {
-                let cap = capacity_for(len);
+                let cap = capacity_for(len, weighted);
                 let block = allocator.allocate(block_bytes(cap, weighted));
                 // SAFETY: the fresh block holds `cap >= len` slots.
                 unsafe {
@@ -458,12 +511,13 @@ impl AdjList {
             meta: self.meta,
             slot: self.slot,
         };
-        if self.len >= 2 {
+        if self.has_block() {
             // A slab array is copied out into a block of its own; segments
-            // copy whole slabs instead (`SegmentData::clone_in`).
+            // copy whole slabs instead (`SegmentData::clone_in`). Inline
+            // slots were copied with the slot above.
             copy.meta &= !SLAB_FLAGS;
-            let (cap, new_cap) = (self.capacity(), capacity_for(self.len()));
             let weighted = self.is_weighted();
+            let (cap, new_cap) = (self.capacity(), capacity_for(self.len(), weighted));
             let block = allocator.allocate(block_bytes(new_cap, weighted));
             // SAFETY: `self`'s array holds `len` initialised slots of
             // capacity `cap` (invariant I); the new block has room for
@@ -485,10 +539,11 @@ impl AdjList {
         copy
     }
 
-    /// A list of `len >= 2` slots whose array is at `block` in a slab.
+    /// A list of `len > inline_capacity(weighted)` slots whose array is at
+    /// `block` in a slab.
     ///
     /// `exact`: the array has exactly `len` slots; otherwise
-    /// `capacity_for(len)` (headroom for inserts in place).
+    /// `capacity_for(len, weighted)` (headroom for inserts in place).
     ///
     /// # Safety
     /// `block` points at `block_bytes(cap, weighted)` bytes inside a slab
@@ -501,7 +556,7 @@ impl AdjList {
         weighted: bool,
         exact: bool,
     ) -> Self {
-        debug_assert!(len >= 2);
+        debug_assert!(len > inline_capacity(weighted));
         let mut list = Self::new(weighted);
         list.meta |= if exact { SLAB_FLAGS } else { IN_SLAB };
         list.len = u32::try_from(len).expect("a vertex holds at most u32::MAX edges");
@@ -517,7 +572,7 @@ impl AdjList {
     /// byte-for-byte copy of it, with the lifetime requirements of
     /// [`AdjList::from_slab`].
     pub(crate) unsafe fn rebased(&self, from: NonNull<u32>, to: NonNull<u32>) -> Self {
-        debug_assert!(self.in_slab() && self.len >= 2);
+        debug_assert!(self.in_slab() && self.has_block());
         // SAFETY: the list's array is inside the slab at `from`, so its
         // offset is in bounds of the same-sized copy at `to`, and non-null.
         let block = unsafe {
@@ -535,8 +590,8 @@ impl AdjList {
     /// ([`prefetch_address`]).
     #[inline]
     pub(crate) fn prefetch_array(&self) {
-        if self.len >= 2 {
-            // SAFETY: `len >= 2`: the block variant is live.
+        if self.has_block() {
+            // SAFETY: the block variant is live.
             prefetch_address(unsafe { self.slot.block }.as_ptr());
         }
     }
@@ -578,9 +633,9 @@ impl AdjList {
             "a vertex holds at most u32::MAX edges"
         );
         let weighted = self.is_weighted();
-        if old_len < 2 {
-            // Inline or empty: at most one old slot; build the merged list
-            // on the stack of a small vector.
+        if !self.has_block() {
+            // Inline or empty: at most two old slots; build the merged list
+            // in a small vector.
             let mut ids = Vec::with_capacity(len);
             let mut weights = Vec::with_capacity(len);
             let (old_ids, old_weights) = (self.ids(), self.weights());
@@ -603,7 +658,7 @@ impl AdjList {
             return;
         }
         let cap = self.capacity();
-        // SAFETY: `old_len >= 2`: the block variant is live.
+        // SAFETY: the list has a block: the block variant is live.
         let old = unsafe { self.slot.block };
         if len <= cap {
             // Backward merge in place, from the last new slot down: the old
@@ -637,7 +692,7 @@ impl AdjList {
                 debug_assert_eq!(w, i);
             }
         } else {
-            let new_cap = capacity_for(len);
+            let new_cap = capacity_for(len, weighted);
             let block = allocator.allocate(block_bytes(new_cap, weighted));
             // SAFETY: the fresh block holds `new_cap >= len` slots and does
             // not overlap the old array, which holds `old_len` initialised
@@ -699,7 +754,7 @@ impl AdjList {
 
     /// Whether the list's array lies in a slab.
     pub(crate) fn is_in_slab(&self) -> bool {
-        self.in_slab() && self.len >= 2
+        self.in_slab() && self.has_block()
     }
 
     /// Moves a slab array into a block of its own, so that it can grow and
@@ -709,10 +764,10 @@ impl AdjList {
             return;
         }
         let (len, cap) = (self.len(), self.capacity());
-        let new_cap = capacity_for(len);
         let weighted = self.is_weighted();
+        let new_cap = capacity_for(len, weighted);
         let block = allocator.allocate(block_bytes(new_cap, weighted));
-        // SAFETY: a slab list has `len >= 2` (block variant live) and
+        // SAFETY: a slab list has a block (the block variant is live) and
         // holds `len` initialised slots with capacity `cap`; the fresh
         // block has room for `new_cap >= len`.
         unsafe {
@@ -738,17 +793,29 @@ impl AdjList {
         assert!(pos <= len && len < u32::MAX as usize);
         let weighted = self.is_weighted();
         let new = Inline { id, weight };
+        let inline_cap = inline_capacity(weighted);
         match len {
-            0 => self.slot = Slot { inline: new },
-            1 => {
-                // SAFETY: one slot: the inline variant is the live one.
-                let old = unsafe { self.slot.inline };
-                let block = allocator.allocate(block_bytes(2, weighted));
-                let (first, second) = if pos == 0 { (new, old) } else { (old, new) };
-                // SAFETY: the fresh block has 2 slots.
+            _ if len < inline_cap => {
+                // Still fits inline: the old slots around the new one.
+                let mut slots = [new; 2];
+                for i in 0..len {
+                    slots[i + usize::from(i >= pos)] = self.slot_at(i);
+                }
+                self.set_inline(&slots[..=len]);
+                return;
+            }
+            _ if len == inline_cap => {
+                // Inline to a first block (2 slots weighted, 4 unweighted).
+                let new_cap = capacity_for(len + 1, weighted);
+                let block = allocator.allocate(block_bytes(new_cap, weighted));
+                // SAFETY: the fresh block has `new_cap > len` slots; every
+                // index written is `<= len`.
                 unsafe {
-                    write_slot(block, 2, weighted, 0, first);
-                    write_slot(block, 2, weighted, 1, second);
+                    for i in 0..len {
+                        let at = i + usize::from(i >= pos);
+                        write_slot(block, new_cap, weighted, at, self.slot_at(i));
+                    }
+                    write_slot(block, new_cap, weighted, pos, new);
                 }
                 self.slot = Slot { block };
             }
@@ -766,7 +833,7 @@ impl AdjList {
                         write_slot(old, cap, weighted, pos, new);
                     }
                 } else {
-                    let new_cap = capacity_for(len + 1);
+                    let new_cap = capacity_for(len + 1, weighted);
                     let block = allocator.allocate(block_bytes(new_cap, weighted));
                     // SAFETY: the old array holds `len = cap` initialised
                     // slots; the new block `new_cap > len`. An allocator
@@ -795,67 +862,71 @@ impl AdjList {
     /// # Safety
     /// `allocator` is the allocator of the store this list lives in.
     pub(crate) unsafe fn remove_at(&mut self, allocator: &EdgeAllocator, pos: usize) {
-        if self.meta & SLAB_FLAGS == SLAB_FLAGS {
-            // No headroom: the capacity would no longer match the length.
-            self.leave_slab(allocator);
-        }
-        let in_slab = self.in_slab();
         let len = self.len();
         assert!(pos < len);
         if self.ids()[pos] & TOMBSTONE != 0 {
             self.set_tombstones(self.tombstones() - 1);
         }
         let weighted = self.is_weighted();
-        match len {
-            1 => {}
-            2 => {
-                // SAFETY: `len == 2`: an array of 2 initialised slots, from
-                // `allocator` (caller's contract; freed once, not reused)
-                // or in a slab (left to the slab).
-                unsafe {
-                    let block = self.slot.block;
-                    let keep = read_slot(block, 2, weighted, 1 - pos);
-                    if !in_slab {
-                        allocator.deallocate(block, block_bytes(2, weighted));
-                    }
-                    self.slot = Slot { inline: keep };
-                }
-                self.meta &= !SLAB_FLAGS;
+        if len - 1 <= inline_capacity(weighted) {
+            // What is left fits inline: from inline slots, or out of a
+            // block of `inline_capacity + 1` slots.
+            let mut keep = [Inline { id: 0, weight: 0.0 }; 2];
+            for (i, slot) in keep.iter_mut().enumerate().take(len - 1) {
+                *slot = self.slot_at(i + usize::from(i >= pos));
             }
-            _ => {
-                let cap = capacity_for(len);
-                let new_cap = capacity_for(len - 1);
-                // SAFETY: `len >= 3`: the block variant is live.
-                let old = unsafe { self.slot.block };
-                if new_cap < cap {
-                    let block = allocator.allocate(block_bytes(new_cap, weighted));
-                    // SAFETY: `len - 1 <= new_cap` slots are copied into the
-                    // new block; the old one came from `allocator` and is
-                    // not used after it is freed.
-                    unsafe {
-                        copy_slots(old, cap, 0, block, new_cap, 0, pos, weighted);
-                        copy_slots(
-                            old,
-                            cap,
-                            pos + 1,
-                            block,
-                            new_cap,
-                            pos,
-                            len - pos - 1,
-                            weighted,
-                        );
-                        if !in_slab {
-                            allocator.deallocate(old, block_bytes(cap, weighted));
-                        }
-                    }
-                    self.slot = Slot { block };
-                    self.meta &= !SLAB_FLAGS;
-                } else {
-                    // SAFETY: moves `[pos + 1, len)` one left, in bounds.
-                    unsafe {
-                        copy_slots(old, cap, pos + 1, old, cap, pos, len - pos - 1, weighted);
-                    }
+            if self.has_block() && !self.in_slab() {
+                // SAFETY: an allocator block of `capacity_for(len)` slots
+                // (invariant I) from `allocator` (caller's contract); its
+                // slots were read above and it is not used again. A slab
+                // array is left to its slab.
+                unsafe {
+                    allocator.deallocate(
+                        self.slot.block,
+                        block_bytes(capacity_for(len, weighted), weighted),
+                    );
                 }
+            }
+            self.set_inline(&keep[..len - 1]);
+            return;
+        }
+        if self.meta & SLAB_FLAGS == SLAB_FLAGS {
+            // No headroom: the capacity would no longer match the length.
+            self.leave_slab(allocator);
+        }
+        let in_slab = self.in_slab();
+        let cap = capacity_for(len, weighted);
+        let new_cap = capacity_for(len - 1, weighted);
+        // SAFETY: `len - 1 > inline_capacity`: the block variant
+        // is live.
+        let old = unsafe { self.slot.block };
+        if new_cap < cap {
+            let block = allocator.allocate(block_bytes(new_cap, weighted));
+            // SAFETY: `len - 1 <= new_cap` slots are copied into the
+            // new block; the old one came from `allocator` and is
+            // not used after it is freed.
+            unsafe {
+                copy_slots(old, cap, 0, block, new_cap, 0, pos, weighted);
+                copy_slots(
+                    old,
+                    cap,
+                    pos + 1,
+                    block,
+                    new_cap,
+                    pos,
+                    len - pos - 1,
+                    weighted,
+                );
+                if !in_slab {
+                    allocator.deallocate(old, block_bytes(cap, weighted));
+                }
+            }
+            self.slot = Slot { block };
+            self.meta &= !SLAB_FLAGS;
+        } else {
+            // SAFETY: moves `[pos + 1, len)` one left, in bounds.
+            unsafe {
+                copy_slots(old, cap, pos + 1, old, cap, pos, len - pos - 1, weighted);
             }
         }
         self.len -= 1;
@@ -906,7 +977,7 @@ impl AdjList {
     /// # Safety
     /// `allocator` is the allocator of the store this list lives in.
     pub(crate) unsafe fn free(&mut self, allocator: &impl BlockSource) {
-        if self.len >= 2 && !self.in_slab() {
+        if self.has_block() && !self.in_slab() {
             // SAFETY: invariant I and the caller's contract: the block came
             // from `allocator` with these bytes; `len` is reset below so it
             // is never used again.
@@ -923,7 +994,10 @@ impl AdjList {
     /// # Safety
     /// As for [`AdjList::free`]; the list is not used afterwards.
     pub(crate) unsafe fn release_on_drop(&mut self, allocator: &EdgeAllocator) {
-        if self.len >= 2 && !self.in_slab() && allocator.needs_individual_free(self.block_bytes()) {
+        if self.has_block()
+            && !self.in_slab()
+            && allocator.needs_individual_free(self.block_bytes())
+        {
             // SAFETY: forwarded contract.
             unsafe { self.free(allocator) };
         }
@@ -973,10 +1047,10 @@ impl Slab {
 
     /// Whether `list`'s array lies in this slab.
     pub(crate) fn holds(&self, list: &AdjList) -> bool {
-        if !list.in_slab() || list.len < 2 {
+        if !list.in_slab() || !list.has_block() {
             return false;
         }
-        // SAFETY: the list is a slab list (len >= 2): the block variant is live.
+        // SAFETY: the list has a block: the block variant is live.
         let block = unsafe { list.slot.block }.as_ptr() as usize;
         let start = self.start.as_ptr() as usize;
         (start..start + self.bytes()).contains(&block)
@@ -1057,7 +1131,7 @@ mod tests {
                     assert_eq!(live(&list), model);
                     assert_eq!(
                         list.block_bytes(),
-                        if model.len() >= 2 {
+                        if model.len() > inline_capacity(weighted) {
                             block_bytes(model.len().next_power_of_two(), weighted)
                         } else {
                             0
@@ -1108,7 +1182,7 @@ mod tests {
                         .collect()
                 };
                 for group in groups {
-                    for start in [0usize, 1, 5] {
+                    for start in [0usize, 1, 2, 3, 5] {
                         let old = &old[..start];
                         let ids: Vec<u32> = old.iter().map(|s| s.0).collect();
                         let weights: Vec<f32> = old.iter().map(|s| s.1).collect();
@@ -1119,12 +1193,16 @@ mod tests {
                         assert_eq!(live(&list), weigh(&merged(old, group)));
                         // SAFETY: as above.
                         unsafe { list.free(&allocator) };
-                        if start < 2 {
+                        if start <= inline_capacity(weighted) {
                             continue;
                         }
                         // Slab arrays, exact (always moves) and with headroom.
                         for exact in [true, false] {
-                            let cap = if exact { start } else { capacity_for(start) };
+                            let cap = if exact {
+                                start
+                            } else {
+                                capacity_for(start, weighted)
+                            };
                             let slab = Slab::new(block_bytes(cap, weighted) / 4);
                             // SAFETY: the slab holds `cap` slots; ids then
                             // weights (from slot `cap`) are written first.
@@ -1171,6 +1249,197 @@ mod tests {
         for mut l in [list, copy] {
             // SAFETY: both lists' blocks came from `allocator`.
             unsafe { l.free(&allocator) };
+        }
+    }
+
+    /// Whether the list's ids live inside its own 16-byte entry.
+    fn ids_inside_entry(list: &AdjList) -> bool {
+        let entry = list as *const AdjList as usize;
+        let ids = list.ids().as_ptr() as usize;
+        (entry..entry + std::mem::size_of::<AdjList>()).contains(&ids)
+    }
+
+    /// The representation a list of `len` slots must have: inline (no
+    /// allocator bytes, ids inside the entry) up to its inline capacity,
+    /// else a power-of-two block.
+    fn check_representation(list: &AdjList, weighted: bool) {
+        let len = list.len();
+        let inline = len <= inline_capacity(weighted);
+        assert_eq!(list.has_block(), !inline, "len {len}, weighted {weighted}");
+        assert_eq!(
+            list.block_bytes(),
+            if inline {
+                0
+            } else {
+                block_bytes(len.next_power_of_two(), weighted)
+            },
+            "len {len}, weighted {weighted}"
+        );
+        if len > 0 {
+            assert_eq!(ids_inside_entry(list), inline, "len {len}");
+        }
+        assert_eq!(list.weights().len(), if weighted { len } else { 0 });
+    }
+
+    #[test]
+    fn inline_capacity_is_two_ids_unweighted_and_one_pair_weighted() {
+        assert_eq!(std::mem::size_of::<AdjList>(), 16);
+        assert_eq!(inline_capacity(false), 2);
+        assert_eq!(inline_capacity(true), 1);
+        let unweighted: Vec<usize> = (0..6).map(|len| capacity_for(len, false)).collect();
+        assert_eq!(unweighted, [0, 1, 2, 4, 4, 8]);
+        let weighted: Vec<usize> = (0..6).map(|len| capacity_for(len, true)).collect();
+        assert_eq!(weighted, [0, 1, 2, 4, 4, 8]);
+        let allocator = EdgeAllocator::new(AllocatorKind::System);
+        let pair = AdjList::from_sorted(&allocator, false, &[3, 7], &[]);
+        assert_eq!(pair.block_bytes(), 0);
+        assert_eq!(pair.ids(), [3, 7]);
+        let mut weighted_pair = AdjList::from_sorted(&allocator, true, &[3, 7], &[0.5, 2.0]);
+        assert_eq!(weighted_pair.block_bytes(), block_bytes(2, true));
+        // SAFETY: the block came from `allocator`.
+        unsafe { weighted_pair.free(&allocator) };
+    }
+
+    /// Every path between 0, 1, 2 and 3 slots, both ways, in every order of
+    /// inserting and physically removing three ids, with a logical delete
+    /// and revival of every slot at each size, unweighted (inline up to 2)
+    /// and weighted (inline up to 1), with both allocators.
+    #[test]
+    fn every_transition_between_zero_and_three_slots() {
+        let orders = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        let ids = [10u32, 20, 30];
+        for kind in [AllocatorKind::System, AllocatorKind::Arena] {
+            let allocator = EdgeAllocator::new(kind);
+            for weighted in [false, true] {
+                let weigh = |id: u32| if weighted { id as f32 / 4.0 } else { 1.0 };
+                for insert_order in orders {
+                    for remove_order in orders {
+                        let mut list = AdjList::new(weighted);
+                        let mut model: Vec<(u32, f32)> = Vec::new();
+                        for &k in &insert_order {
+                            let id = ids[k];
+                            let pos = list.lower_bound(id);
+                            // SAFETY: `allocator` owns every block of `list`.
+                            unsafe { list.insert_at(&allocator, pos, id, id as f32 / 4.0) };
+                            let at = model.partition_point(|&(m, _)| m < id);
+                            model.insert(at, (id, weigh(id)));
+                            assert_eq!(live(&list), model);
+                            check_representation(&list, weighted);
+                            // A logical delete of each slot in this state
+                            // keeps the representation; revive restores it.
+                            for pos in 0..list.len() {
+                                list.bury(pos);
+                                let mut without = model.clone();
+                                without.remove(pos);
+                                assert_eq!(live(&list), without);
+                                assert_eq!(list.tombstones(), 1);
+                                check_representation(&list, weighted);
+                                list.revive(pos, model[pos].1);
+                                assert_eq!(live(&list), model);
+                            }
+                        }
+                        for &k in &remove_order {
+                            let pos = list.lower_bound(ids[k]);
+                            // SAFETY: as above.
+                            unsafe { list.remove_at(&allocator, pos) };
+                            model.retain(|&(m, _)| m != ids[k]);
+                            assert_eq!(live(&list), model);
+                            check_representation(&list, weighted);
+                        }
+                        assert_eq!(list.len(), 0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tombstones in an inline pair: logical deletes keep both ids (the
+    /// bit set), revive restores the weight-less slot, a physical delete
+    /// of the tombstone or of the live id shrinks it, and growing past
+    /// the pair carries the tombstone into the block and back inline.
+    #[test]
+    fn tombstones_in_an_inline_pair() {
+        let allocator = EdgeAllocator::new(AllocatorKind::Arena);
+        for buried in [0, 1] {
+            let mut list = AdjList::from_sorted(&allocator, false, &[4, 9], &[]);
+            list.bury(buried);
+            assert_eq!(list.tombstones(), 1);
+            assert_eq!(list.len(), 2);
+            assert_eq!(list.ids()[buried], [4, 9][buried] | TOMBSTONE);
+            assert_eq!(live(&list), [[(9, 1.0)], [(4, 1.0)]][buried]);
+            assert!(!list.contains_live([4, 9][buried]));
+            assert!(list.contains_live([4, 9][1 - buried]));
+            check_representation(&list, false);
+
+            // Grow to a block of 4 with the tombstone in it, then back.
+            let pos = list.lower_bound(6);
+            // SAFETY: `allocator` owns every block of `list`.
+            unsafe { list.insert_at(&allocator, pos, 6, 1.0) };
+            check_representation(&list, false);
+            assert_eq!(list.tombstones(), 1);
+            assert_eq!(live(&list).len(), 2);
+            // SAFETY: as above.
+            unsafe { list.remove_at(&allocator, 1) };
+            check_representation(&list, false);
+            assert_eq!(list.tombstones(), 1);
+            assert_eq!(list.ids()[buried], [4, 9][buried] | TOMBSTONE);
+
+            // A clone copies the pair, tombstone bit and count included.
+            let copy = list.clone_in(&allocator);
+            assert_eq!(copy.ids(), list.ids());
+            assert_eq!(copy.tombstones(), 1);
+            assert!(ids_inside_entry(&copy));
+
+            list.revive(buried, 7.0);
+            assert_eq!(list.tombstones(), 0);
+            assert_eq!(live(&list), [(4, 1.0), (9, 1.0)]);
+            list.bury(buried);
+            // Physical delete of the tombstone: one live id left, inline.
+            // SAFETY: as above.
+            unsafe { list.remove_at(&allocator, buried) };
+            assert_eq!(list.tombstones(), 0);
+            assert_eq!(live(&list), [[(9, 1.0)], [(4, 1.0)]][buried]);
+            check_representation(&list, false);
+            // SAFETY: as above (nothing to free: inline).
+            unsafe { list.free(&allocator) };
+        }
+    }
+
+    /// A three-slot unweighted slab array (exact and with headroom) shrinks
+    /// back inline on a physical delete and leaves the slab alone.
+    #[test]
+    fn slab_list_of_three_shrinks_inline() {
+        let allocator = EdgeAllocator::new(AllocatorKind::System);
+        for exact in [true, false] {
+            let cap = if exact { 3 } else { capacity_for(3, false) };
+            let slab = Slab::new(cap);
+            // SAFETY: the slab holds `cap >= 3` ids, written first.
+            let mut list = unsafe {
+                ptr::copy_nonoverlapping([1u32, 2, 3].as_ptr(), slab.start().as_ptr(), 3);
+                AdjList::from_slab(slab.start(), 3, false, exact)
+            };
+            assert!(slab.holds(&list) && list.is_in_slab());
+            // SAFETY: blocks come from `allocator`; the slab outlives the
+            // list's use of it.
+            unsafe { list.remove_at(&allocator, 1) };
+            assert_eq!(list.ids(), [1, 3]);
+            assert!(!slab.holds(&list) && !list.is_in_slab());
+            check_representation(&list, false);
+            // Growing again takes a block of its own, not the slab.
+            // SAFETY: as above.
+            unsafe { list.insert_at(&allocator, 1, 2, 1.0) };
+            assert_eq!(list.ids(), [1, 2, 3]);
+            assert!(!slab.holds(&list));
+            check_representation(&list, false);
+            // SAFETY: as above.
+            unsafe { list.free(&allocator) };
         }
     }
 }

@@ -10,7 +10,7 @@
 //! | piece | where |
 //! |---|---|
 //! | segments of `NUM_V_SEG` vertices behind a growable directory | [`CsrPP`], [`CsrPPConfig::segment_size`] |
-//! | 16-byte vertex entries, degree-1 neighbour inline, sorted power-of-two arrays, weights in the same block | [`CsrPP`] (cost model) |
+//! | 16-byte vertex entries, two ids inline (one id and weight when weighted), sorted power-of-two arrays, weights in the same block | [`CsrPP`] (cost model) |
 //! | one `parking_lot` lock per segment, `&self` updates, phase split by borrow | [`ConcurrentWriter`] |
 //! | batch insert/delete: sort, group by source, parallel merge per segment | [`dyngraph_core::GraphUpdate`] impl |
 //! | logical deletes + compaction, physical deletes | [`DeleteMode`], [`CsrPP::compact`] |

@@ -3,7 +3,7 @@
 //! shares.
 
 use crate::adjacency::{
-    AdjList, ID_MASK, MAX_TOMBSTONES, Slab, TOMBSTONE, block_bytes, capacity_for,
+    AdjList, ID_MASK, MAX_TOMBSTONES, Slab, TOMBSTONE, block_bytes, capacity_for, inline_capacity,
 };
 use crate::alloc::{BlockSource, EdgeAllocator};
 use crate::config::DeleteMode;
@@ -110,8 +110,9 @@ impl SegmentData {
     /// Fills empty lists (`incoming` or out) from sorted runs of `ids`
     /// (and `weights`, parallel to `ids`, when weighted): run
     /// `(index, start, end)` becomes the list of vertex `index`. Arrays of
-    /// two or more slots are packed into one new slab, exactly sized or,
-    /// with `headroom`, with their power-of-two capacity.
+    /// lists too long to be inline ([`inline_capacity`]) are packed into
+    /// one new slab, exactly sized or, with `headroom`, with their
+    /// power-of-two capacity.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn fill_from_runs(
         &mut self,
@@ -130,11 +131,18 @@ impl SegmentData {
         };
         let weighted = lists.first().is_some_and(AdjList::is_weighted);
         let words_per_slot = block_bytes(1, weighted) / 4;
-        let slots = |len: usize| if headroom { capacity_for(len) } else { len };
+        let inline_cap = inline_capacity(weighted);
+        let slots = |len: usize| {
+            if headroom {
+                capacity_for(len, weighted)
+            } else {
+                len
+            }
+        };
         let total: usize = runs
             .iter()
             .map(|&(_, start, end)| end - start)
-            .filter(|&len| len >= 2)
+            .filter(|&len| len > inline_cap)
             .map(|len| slots(len) * words_per_slot)
             .sum();
         let slab = (total > 0).then(|| Slab::new(total));
@@ -145,8 +153,8 @@ impl SegmentData {
             let deleted = list.is_vertex_deleted();
             let len = end - start;
             let run_weights: &[Weight] = if weighted { &weights[start..end] } else { &[] };
-            let mut fresh = match (len, &slab) {
-                (2.., Some(slab)) => {
+            let mut fresh = match &slab {
+                Some(slab) if len > inline_cap => {
                     let cap = slots(len);
                     // SAFETY: the runs' arrays take `total` words, so
                     // `[offset, offset + cap * words_per_slot)` is inside
@@ -234,7 +242,7 @@ impl SegmentData {
             let list = &mut lists[index];
             // SAFETY: forwarded contract (`blocks` is `allocator`'s).
             unsafe { list.merge_in(&blocks, &pending[start..end]) };
-            if list.len() >= 2 && !list.is_in_slab() {
+            if list.has_block() && !list.is_in_slab() {
                 packing.unpacked += list.len();
             }
         }
@@ -276,7 +284,7 @@ impl SegmentData {
                 g += 1;
             }
             if packs(list, len) {
-                words += repacked_capacity(len, len > list.len()) * words_per_slot;
+                words += repacked_capacity(len, len > list.len(), weighted) * words_per_slot;
             }
         }
         let slab = Slab::new(words.max(1));
@@ -299,7 +307,7 @@ impl SegmentData {
                 continue;
             }
             let grows = !new.is_empty();
-            let cap = repacked_capacity(len, grows);
+            let cap = repacked_capacity(len, grows, weighted);
             // SAFETY: pass 1 reserved `cap * words_per_slot` words at
             // `offset` for this list (in vertex order, as here), inside the
             // fresh slab, which overlaps no list's array. The merged slots
@@ -413,19 +421,24 @@ pub(crate) const PACK_LIMIT: usize = 1024;
 /// when this batch adds to it (what grows now tends to grow again, so it
 /// gets room to do so in place), else exactly `len` (dense, as after a
 /// bulk load: a scan then streams no gaps through the cache).
-fn repacked_capacity(len: usize, grows: bool) -> usize {
-    if grows { capacity_for(len) } else { len }
+fn repacked_capacity(len: usize, grows: bool, weighted: bool) -> usize {
+    if grows {
+        capacity_for(len, weighted)
+    } else {
+        len
+    }
 }
 
 /// Whether a re-pack moves the list of final length `len` into the new
-/// slab: when it has two to [`PACK_LIMIT`] slots, or more but is untouched
-/// and in a slab (so the old slab can go).
+/// slab: when it is too long to be inline but has at most [`PACK_LIMIT`]
+/// slots, or more but is untouched and in a slab (so the old slab can go).
 fn packs(list: &AdjList, len: usize) -> bool {
-    len >= 2 && (len <= PACK_LIMIT || (len == list.len() && list.is_in_slab()))
+    len > inline_capacity(list.is_weighted())
+        && (len <= PACK_LIMIT || (len == list.len() && list.is_in_slab()))
 }
 
-/// Whether at least 1/[`REPACK_SHARE`] of the slots of `lists`' short lists (two to
-/// [`PACK_LIMIT`] slots) already live in allocator blocks rather than
+/// Whether at least 1/[`REPACK_SHARE`] of the slots of `lists`' short lists
+/// (those with a block, up to [`PACK_LIMIT`] slots) already live in allocator blocks rather than
 /// slabs, and no list holds a tombstone.
 ///
 /// Only lists that left their slab in earlier updates count, not those
@@ -441,7 +454,7 @@ fn should_repack(lists: &[AdjList]) -> bool {
             return false;
         }
         let len = list.len();
-        if (2..=PACK_LIMIT).contains(&len) {
+        if list.has_block() && len <= PACK_LIMIT {
             total += len;
             if !list.is_in_slab() {
                 outside += len;

@@ -26,7 +26,8 @@ pub struct VertexPropertyId(pub(crate) usize);
 /// counters and pointers; growing it moves these headers, never a vertex
 /// entry or an edge array), each segment holding
 /// [`CsrPPConfig::segment_size`] vertex entries of 16 bytes (degree,
-/// flags, and either the single neighbour inline or a pointer to the edge
+/// flags, and either the neighbours inline — up to two ids when
+/// unweighted, one `(id, weight)` when weighted — or a pointer to the edge
 /// array), in-lists when [`CsrPPConfig::reverse_edges`] is on, and vertex
 /// property columns. Weights live in the same allocation as their ids.
 ///
@@ -45,10 +46,12 @@ pub struct VertexPropertyId(pub(crate) usize);
 ///   With [`CsrPPConfig::segment_repack`], a segment that earlier updates
 ///   scattered is re-packed into one slab instead (`O(segment)`).
 /// - **Scan**: one slice per vertex, as in CSR, reached through two
-///   indirections (segment, entry); degree-1 vertices need no array.
-/// - **Memory**: 16 bytes per vertex entry (32 with reverse edges), plus
-///   per edge 4 bytes (8 weighted) — exactly, right after a bulk load
-///   (arrays packed per segment; 1.17× `Csr` on a Kronecker graph), and
+///   indirections (segment, entry); vertices with up to two unweighted
+///   slots (one weighted) need no array: their slice is inside the entry.
+/// - **Memory**: 16 bytes per vertex entry (32 with reverse edges), plus,
+///   for lists too long to be inline, per edge 4 bytes (8 weighted) —
+///   exactly, right after a bulk load
+///   (arrays packed per segment; 1.16× `Csr` on a Kronecker graph), and
 ///   rounded up to the vertex's power-of-two capacity once it has been
 ///   updated (between 1× and 2×; about 1.9× `Csr` after 100 batches on a
 ///   Kronecker graph, 1.5× with [`CsrPPConfig::segment_repack`]) —

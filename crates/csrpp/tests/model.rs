@@ -562,9 +562,11 @@ fn growing_never_moves_existing_segments() {
     let mut graph = CsrPP::new(CsrPPConfig::default().segment_size(2)).unwrap();
     graph.insert_edge(0, 1).unwrap();
     let first = graph.out_slots(0).as_ptr();
-    graph.insert_edge(0, 2).unwrap(); // now a 2-slot array
+    graph.insert_edge(0, 2).unwrap(); // two ids: still inline (unweighted)
+    assert_eq!(graph.out_slots(0).as_ptr(), first);
+    graph.insert_edge(0, 3).unwrap(); // now a 3-slot array
     let array = graph.out_slots(0).as_ptr();
-    for v in 3..2000 {
+    for v in 4..2000 {
         graph.insert_edge(v, v - 1).unwrap();
     }
     assert_eq!(
