@@ -48,9 +48,10 @@ fn resize_modestly(values: &mut Vec<u32>, len: usize) {
 
 /// The pma configuration [`Vcsr::new`] and [`Vcsr::with_policy`] use for
 /// the out-edge array (the in-edge array's is
-/// [`default_in_edge_pma_config`]): the classic density thresholds (root at most 0.75 full), growing by 1.3
-/// instead of doubling, so an edge array is at least `0.75 / 1.3 = 0.58`
-/// dense right after a growth instead of 0.375. With 4-byte slots that is
+/// [`default_in_edge_pma_config`]): the classic density thresholds (root
+/// at most 0.75 full), growing by 1.3 instead of doubling, so an edge
+/// array is at least `0.75 / 1.3 = 0.58` dense right after a growth
+/// instead of 0.375. With 4-byte slots that is
 /// at most 6.9 bytes per edge of slots, plus 9 bytes of pma bookkeeping and
 /// 4 of degree per vertex: under twice `Csr`'s `4 + 8 V / E` at any point
 /// of the growth cycle. The price is more resizes: each element is moved
@@ -71,10 +72,11 @@ pub fn default_pma_config() -> PmaConfig {
 /// density sets how close they come to `Csr`; it is written only when an
 /// in-edge graph takes an insert, and there a fuller array costs more
 /// rebalancing. Measured on the Kronecker s20 stream's final graph, pull
-/// PageRank went from about 1.23× `Csr`'s time to about 1.08×; inserts
-/// with in-edges kept stay above twice `Pcsr`'s rate with in-edges, about
-/// 20–30 % slower than with this array at 0.75 (`BENCHMARKS.md`, "Issue 5,
-/// fifth pass"). Graphs without in-edges do not use it.
+/// PageRank took 0.06–0.13× of `Csr`'s time less than with this array at
+/// 0.75 (for example 1.14× `Csr` instead of 1.27×); inserts with in-edges
+/// kept stay above twice `Pcsr`'s rate with in-edges, and about 30 %
+/// slower than with this array at 0.75 (`BENCHMARKS.md`, "Issue 5, fifth
+/// pass"). Graphs without in-edges do not use it.
 pub fn default_in_edge_pma_config() -> PmaConfig {
     let mut config = default_pma_config();
     config.thresholds.root_upper = 0.85;
