@@ -72,7 +72,7 @@ pub fn default_pma_config() -> PmaConfig {
 /// density sets how close they come to `Csr`; it is written only when an
 /// in-edge graph takes an insert, and there a fuller array costs more
 /// rebalancing. Measured on the Kronecker s20 stream's final graph, pull
-/// PageRank took 0.06–0.13× of `Csr`'s time less than with this array at
+/// PageRank took up to 0.13× of `Csr`'s time less than with this array at
 /// 0.75 (for example 1.14× `Csr` instead of 1.27×); inserts with in-edges
 /// kept stay above twice `Pcsr`'s rate with in-edges, and about 30 %
 /// slower than with this array at 0.75 (`BENCHMARKS.md`, "Issue 5, fifth
