@@ -5,7 +5,7 @@ use crate::alloc::{AllocatorKind, EdgeAllocator};
 use crate::config::CsrPPConfig;
 use crate::iter::{Neighbors, WeightedNeighbors};
 use crate::keys::KeyMap;
-use crate::segment::{Editor, Segment, SegmentData};
+use crate::segment::{Editor, EntryArrays, Segment, SegmentData};
 use dyngraph_core::{
     Edge, Error, Graph, GraphUpdate, InNeighbors, OutNeighbors, Result, Semantics, UpdateReport,
     VertexId, Weight, WeightedEdge, WeightedOutNeighbors, check_limit,
@@ -578,9 +578,11 @@ impl Clone for CsrPP {
     /// size classes).
     fn clone(&self) -> Self {
         let allocator = EdgeAllocator::new(self.allocator.kind());
-        let segments = (0..self.segments.len())
+        let entries = EntryArrays::for_segments((0..self.segments.len()).map(|s| self.segment(s)));
+        let segments = entries
             .into_par_iter()
-            .map(|s| Segment::new(self.segment(s).clone_in(&allocator)))
+            .enumerate()
+            .map(|(s, entries)| Segment::new(self.segment(s).clone_in(&allocator, entries)))
             .collect();
         Self {
             config: self.config.clone(),
