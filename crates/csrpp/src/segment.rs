@@ -57,7 +57,7 @@ pub(crate) type Segment = parking_lot::Mutex<SegmentData>;
 /// so a scan over consecutive vertices of the clone streams through its
 /// entries. Allocated while the lists are copied, they would be
 /// interleaved with the slab copies and scattered (a pass reading every
-/// in-entry of a cloned Kronecker scale-21 store took about 2.2× as long).
+/// in-entry of a cloned Kronecker scale-21 store took 2.0–2.5× as long).
 pub(crate) struct EntryArrays {
     out: Vec<AdjList>,
     incoming: Vec<AdjList>,

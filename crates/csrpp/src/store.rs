@@ -416,6 +416,29 @@ impl CsrPP {
             .sum()
     }
 
+    /// Lays the store out again as a bulk load would: every vertex entry
+    /// and edge array is copied, in vertex order, into fresh memory (a
+    /// parallel [`Clone::clone`] that replaces `self`). Contents,
+    /// capacities, tombstones and deleted vertices stay as they are
+    /// ([`CsrPP::compact`] drops tombstones).
+    ///
+    /// Why: each batch moves the arrays it grows into blocks wherever the
+    /// allocator has room, so after many batches a scan over consecutive
+    /// vertices jumps around memory. Re-packing segment by segment
+    /// ([`CsrPPConfig::segment_repack`]) did not win that back on this
+    /// project's benchmark machine; one copy of the whole store in vertex
+    /// order did. On a Kronecker scale-21 graph after 100 batches, BFS
+    /// went from 1.37–1.42× `Csr` to 1.16–1.21× and PageRank from
+    /// 1.20–1.24× to 1.14–1.18×, for about 0.7 s of copying against 5 s
+    /// of batches (`BENCHMARKS.md`, "CSR++, sixth pass").
+    ///
+    /// Memory: old and new layout are both held until the copy is done.
+    ///
+    /// [`CsrPPConfig::segment_repack`]: crate::CsrPPConfig::segment_repack
+    pub fn defragment(&mut self) {
+        *self = self.clone();
+    }
+
     /// Slots holding logically deleted edges (out- and in-lists), waiting
     /// for [`CsrPP::compact`].
     pub fn tombstone_count(&self) -> u64 {
