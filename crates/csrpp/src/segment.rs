@@ -8,6 +8,7 @@ use crate::adjacency::{
 use crate::alloc::{BlockSource, EdgeAllocator};
 use crate::config::DeleteMode;
 use dyngraph_core::{Semantics, VertexId, Weight};
+use rayon::prelude::*;
 use std::ptr::NonNull;
 
 /// The vertices of one segment. Ids are implicit:
@@ -64,19 +65,31 @@ pub(crate) struct EntryArrays {
 }
 
 impl EntryArrays {
-    /// For each segment of `segments`, room for as many entries as it
-    /// holds: all out-entry arrays first, then all in-entry arrays.
-    pub(crate) fn for_segments<'a>(
-        segments: impl ExactSizeIterator<Item = &'a SegmentData> + Clone,
-    ) -> Vec<EntryArrays> {
-        let outs: Vec<Vec<AdjList>> = segments
-            .clone()
-            .map(|data| Vec::with_capacity(data.out.len()))
-            .collect();
-        let incomings = segments.map(|data| Vec::with_capacity(data.incoming.len()));
-        outs.into_iter()
-            .zip(incomings)
-            .map(|(out, incoming)| EntryArrays { out, incoming })
+    /// For segments holding `lengths[s] = (out-entries, in-entries)`, room
+    /// for as many entries each. The segments are split into one run per
+    /// thread; each run allocates its out-entry arrays, then its in-entry
+    /// arrays, one after the other. One run per thread, not one run in
+    /// all: the allocator writes a header into every array as it hands it
+    /// out, so the allocation loop takes the page faults of all the entry
+    /// memory, and those are worth spreading (on one thread a clone of a
+    /// freshly loaded store took about 1.7× as long).
+    pub(crate) fn for_segments(lengths: &[(usize, usize)]) -> Vec<EntryArrays> {
+        let run = lengths.len().div_ceil(rayon::current_num_threads()).max(1);
+        lengths
+            .par_chunks(run)
+            .flat_map_iter(|run| {
+                let outs: Vec<Vec<AdjList>> = run
+                    .iter()
+                    .map(|&(out, _)| Vec::with_capacity(out))
+                    .collect();
+                let incomings: Vec<Vec<AdjList>> = run
+                    .iter()
+                    .map(|&(_, incoming)| Vec::with_capacity(incoming))
+                    .collect();
+                outs.into_iter()
+                    .zip(incomings)
+                    .map(|(out, incoming)| EntryArrays { out, incoming })
+            })
             .collect()
     }
 }

@@ -601,7 +601,13 @@ impl Clone for CsrPP {
     /// size classes).
     fn clone(&self) -> Self {
         let allocator = EdgeAllocator::new(self.allocator.kind());
-        let entries = EntryArrays::for_segments((0..self.segments.len()).map(|s| self.segment(s)));
+        let lengths: Vec<(usize, usize)> = (0..self.segments.len())
+            .map(|s| {
+                let data = self.segment(s);
+                (data.out.len(), data.incoming.len())
+            })
+            .collect();
+        let entries = EntryArrays::for_segments(&lengths);
         let segments = entries
             .into_par_iter()
             .enumerate()
