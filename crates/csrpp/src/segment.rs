@@ -72,7 +72,7 @@ impl EntryArrays {
     /// all: the allocator writes a header into every array as it hands it
     /// out, so the allocation loop takes the page faults of all the entry
     /// memory, and those are worth spreading (on one thread a clone of a
-    /// freshly loaded store took about 1.7× as long).
+    /// freshly loaded store took 1.7–1.8× as long).
     pub(crate) fn for_segments(lengths: &[(usize, usize)]) -> Vec<EntryArrays> {
         let run = lengths.len().div_ceil(rayon::current_num_threads()).max(1);
         lengths
