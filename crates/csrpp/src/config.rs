@@ -71,9 +71,12 @@ pub struct CsrPPConfig {
     ///
     /// Off by default: on a Kronecker stream, 100 batches of 0.5 % took
     /// about 1.8× as long with it, for about 20 % less memory after the
-    /// batches (14.8-15.0 instead of 18.6-18.7 bytes per edge with
-    /// in-edges) and PageRank a few per cent faster at best, BFS not
-    /// measurably (`BENCHMARKS.md`, issue 6, second pass).
+    /// batches (14.8 instead of 18.4 bytes per edge with in-edges), and
+    /// scans did not get faster: in twelve runs of the sixth pass
+    /// PageRank was 1–5 % and BFS 3–9 % slower than on the same store
+    /// without re-packing (`BENCHMARKS.md`, "CSR++, sixth pass").
+    /// [`crate::CsrPP::defragment`], one copy of the whole store in vertex
+    /// order, is what restored scan speed there.
     pub segment_repack: bool,
     /// Refuse ids that would take the graph past this many vertices
     /// (at most [`MAX_VERTEX_LIMIT`]).

@@ -19,6 +19,7 @@
 //! | power-of-two arena (16 B … 8 KiB classes, sharded free lists), the default | [`AllocatorKind::Arena`] |
 //! | bulk loads packed per segment, exactly or with headroom | [`CsrPPConfig::slab_headroom`] |
 //! | batches re-pack segments that updates scattered (opt-in) | [`CsrPPConfig::segment_repack`] |
+//! | lay the whole store out again in vertex order after many batches | [`CsrPP::defragment`] |
 //!
 //! # Example: serial and batch updates, then a scan
 //!

@@ -22,6 +22,7 @@ enum Op {
     DeleteBatch(Vec<(VertexId, VertexId)>),
     DeleteVertex(VertexId),
     Compact,
+    Defragment,
     AddVertices(u8),
 }
 
@@ -38,6 +39,7 @@ fn op(max_vertex: VertexId) -> impl Strategy<Value = Op> {
         1 => prop::collection::vec((v.clone(), v.clone()), 0..30).prop_map(Op::DeleteBatch),
         1 => v.prop_map(Op::DeleteVertex),
         1 => Just(Op::Compact),
+        1 => Just(Op::Defragment),
         1 => (0u8..3).prop_map(Op::AddVertices),
     ]
 }
@@ -107,6 +109,21 @@ fn apply(graph: &mut CsrPP, model: &mut ReferenceGraph, op: &Op) -> Result<(), S
             graph.compact();
             if graph.tombstone_count() != 0 {
                 return Err("tombstones left after compact".into());
+            }
+        }
+        Op::Defragment => {
+            // Same contents (checked after every step), same tombstones,
+            // no more memory: the copy keeps each array's capacity.
+            let (tombstones, bytes) = (graph.tombstone_count(), graph.memory_bytes());
+            graph.defragment();
+            if graph.tombstone_count() != tombstones {
+                return Err("defragment changed the tombstones".into());
+            }
+            if graph.memory_bytes() > bytes {
+                return Err(format!(
+                    "defragment grew the store from {bytes} to {} bytes",
+                    graph.memory_bytes()
+                ));
             }
         }
         Op::AddVertices(n) => {
