@@ -72,8 +72,8 @@ pub struct CsrPPConfig {
     /// Off by default: on a Kronecker stream, 100 batches of 0.5 % took
     /// about 1.8× as long with it, for about 20 % less memory after the
     /// batches (14.8 instead of 18.4 bytes per edge with in-edges), and
-    /// scans did not get faster: in twelve runs of the sixth pass
-    /// PageRank was 1–5 % and BFS 3–9 % slower than on the same store
+    /// scans did not get faster: in fifteen runs of the sixth pass
+    /// PageRank was 1–5 % and BFS 3–12 % slower than on the same store
     /// without re-packing (`BENCHMARKS.md`, "CSR++, sixth pass").
     /// [`crate::CsrPP::defragment`], one copy of the whole store in vertex
     /// order, is what restored scan speed there.
