@@ -429,9 +429,10 @@ impl CsrPP {
     /// ([`CsrPPConfig::segment_repack`]) did not win that back on this
     /// project's benchmark machine; one copy of the whole store in vertex
     /// order did. On a Kronecker scale-21 graph after 100 batches, BFS
-    /// went from 1.37–1.43× `Csr` to 1.15–1.21× and PageRank from
-    /// 1.20–1.27× to 1.14–1.18×, for about 0.7 s of copying against 5 s
-    /// of batches (`BENCHMARKS.md`, "CSR++, sixth pass").
+    /// went from 1.34–1.42× `Csr` to 1.12–1.18× and PageRank from
+    /// 1.16–1.28× to 1.08–1.16× (ten one-thread runs), for about 0.7 s of
+    /// copying against 5 s of batches (`BENCHMARKS.md`, "CSR++, sixth
+    /// pass").
     ///
     /// Memory: old and new layout are both held until the copy is done.
     ///
