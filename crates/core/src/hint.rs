@@ -1,5 +1,5 @@
 //! Cache hints shared by the crates that stream large arrays (the `Csr`
-//! build, the loader's parse, CSR++'s batch merges).
+//! build, the loader's parse, CSR++'s batch merges and its in-entry scans).
 //!
 //! The hardware prefetcher stops at every 4 KiB page, and a store whose
 //! lists live at scattered addresses gives it nothing to follow; asking for
