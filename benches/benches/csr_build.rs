@@ -3,7 +3,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dyngraph_benches::{to_columns, uniform_edges};
-use dyngraph_core::{Csr, CsrOptions, EdgeChunk};
+use dyngraph_core::{Csr, CsrOptions, EdgeChunk, EdgeChunks};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
@@ -26,14 +26,21 @@ fn bench(c: &mut Criterion) {
             .build()
             .expect("thread pool");
         group.bench_function(format!("from_chunks/{threads}t"), |b| {
-            b.iter(|| pool.install(|| black_box(Csr::from_chunks(&chunks, CsrOptions::default()))))
+            b.iter(|| {
+                pool.install(|| {
+                    black_box(Csr::from_edges(
+                        &EdgeChunks::new(&chunks).unwrap(),
+                        CsrOptions::default(),
+                    ))
+                })
+            })
         });
         group.bench_function(format!("from_chunks_transpose/{threads}t"), |b| {
             b.iter(|| {
                 pool.install(|| {
-                    black_box(Csr::from_chunks(
-                        &chunks,
-                        CsrOptions::default().transpose(true),
+                    black_box(Csr::from_edges(
+                        &EdgeChunks::new(&chunks).unwrap(),
+                        CsrOptions::default().in_edges(true),
                     ))
                 })
             })

@@ -26,8 +26,8 @@
 //! prefixes, e.g. `batch,kernels` and `kron`) restrict what is built and run.
 
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use dyngraph_core::{Csr, CsrOptions, Edge, Graph, GraphUpdate, OutNeighbors, VertexId};
-use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPConfig, DeleteMode};
+use dyngraph_core::{Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, VertexId};
+use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};
 use dyngraph_kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
 use dyngraph_loader::{ArrivalOrder, Generator, LoadOptions, load_edge_stream};
 use rayon::prelude::*;
@@ -88,8 +88,8 @@ fn inputs() -> Vec<Input> {
     inputs
 }
 
-fn config(allocator: AllocatorKind) -> CsrPPConfig {
-    CsrPPConfig::default().allocator(allocator)
+fn config(allocator: AllocatorKind) -> CsrPPOptions {
+    CsrPPOptions::default().allocator(allocator)
 }
 
 fn allocator_name(kind: AllocatorKind) -> &'static str {
@@ -212,8 +212,8 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
     };
     for input in inputs {
         let edges = &input.edges;
-        let csr = Csr::from_edges(edges, CsrOptions::default().sort(true).transpose(true)).unwrap();
-        let reverse = CsrPPConfig::default().reverse_edges(true);
+        let csr = Csr::from_edges(edges, CsrOptions::default().sort(true).in_edges(true)).unwrap();
+        let reverse = CsrPPOptions::default().in_edges(true);
         let fresh = CsrPP::from_edges(edges, reverse.clone()).unwrap();
         // Half the stream in one batch, then 100 batches of 0.5 %.
         let half = edges.len() / 2;
@@ -225,9 +225,7 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
         // The same updates on a store whose load packing left headroom.
         let mut roomy = CsrPP::from_edges(
             &edges[..half],
-            CsrPPConfig::default()
-                .reverse_edges(true)
-                .slab_headroom(true),
+            CsrPPOptions::default().in_edges(true).slab_headroom(true),
         )
         .unwrap();
         for chunk in edges[half..].chunks((edges.len() - half).div_ceil(100)) {
@@ -236,9 +234,7 @@ fn kernels(c: &mut Criterion, inputs: &[Input]) {
         // The same updates with segment re-packing (opt-in).
         let mut repacked = CsrPP::from_edges(
             &edges[..half],
-            CsrPPConfig::default()
-                .reverse_edges(true)
-                .segment_repack(true),
+            CsrPPOptions::default().in_edges(true).segment_repack(true),
         )
         .unwrap();
         for chunk in edges[half..].chunks((edges.len() - half).div_ceil(100)) {
@@ -312,7 +308,7 @@ fn clone(c: &mut Criterion, inputs: &[Input]) {
         group.bench_function(BenchmarkId::new(&input.name, "csr"), |b| {
             b.iter_with_large_drop(|| csr.clone())
         });
-        let roomy = CsrPP::from_edges(edges, CsrPPConfig::default().slab_headroom(true)).unwrap();
+        let roomy = CsrPP::from_edges(edges, CsrPPOptions::default().slab_headroom(true)).unwrap();
         eprintln!(
             "{} ({}, slab headroom): bytes/edge CsrPP {:.2}, Csr {:.2}",
             input.name,
@@ -350,7 +346,8 @@ fn delete(c: &mut Criterion, inputs: &[Input]) {
         let victims: Vec<Edge> = edges.iter().step_by(100).copied().collect();
         group.throughput(Throughput::Elements(victims.len() as u64));
         for mode in [DeleteMode::Physical, DeleteMode::Logical] {
-            let store = CsrPP::from_edges(edges, CsrPPConfig::default().delete_mode(mode)).unwrap();
+            let store =
+                CsrPP::from_edges(edges, CsrPPOptions::default().delete_mode(mode)).unwrap();
             let name = format!("{mode:?}").to_lowercase();
             group.bench_function(BenchmarkId::new(&input.name, &name), |b| {
                 b.iter_batched_ref(

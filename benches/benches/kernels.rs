@@ -51,7 +51,7 @@ fn generated(name: &str, generator: Generator) -> Input {
     let stream = generator.weighted(true).generate().expect("generator");
     let edges: Vec<WeightedEdge> = stream.weighted_edges().collect();
     let csr = stream
-        .to_csr(&CsrOptions::default().transpose(true))
+        .to_csr(&CsrOptions::default().in_edges(true))
         .expect("csr");
     Input {
         name: name.to_string(),
@@ -75,7 +75,7 @@ fn sx_mathoverflow() -> Option<Input> {
         let stream = load_edge_stream(&path, &LoadOptions::default()).expect("loads");
         edges.extend(stream.weighted_edges());
     }
-    let csr = Csr::from_weighted_edges(&edges, CsrOptions::default().transpose(true)).expect("csr");
+    let csr = Csr::from_edges(&edges, CsrOptions::default().in_edges(true)).expect("csr");
     Some(Input {
         name: "sx-mathoverflow".into(),
         edges,

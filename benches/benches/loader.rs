@@ -96,7 +96,7 @@ fn bench(c: &mut Criterion) {
     }
     // graph_builder's DirectedCsrGraph holds out- and in-edges, so the fair
     // comparison is our CSR with the transpose; both unsorted.
-    let options = LoadOptions::default().threads(2).transpose(true);
+    let options = LoadOptions::default().threads(2).in_edges(true);
     group.bench_function("dyngraph_csr_transpose_el/2t", |b| {
         b.iter(|| black_box(load_csr(&el, &options).expect("load")))
     });

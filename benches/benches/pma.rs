@@ -10,7 +10,7 @@
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use dyngraph_benches::{RunWorkload, run_workload};
 use dyngraph_pma::{
-    DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet, PmaConfig,
+    DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet, PmaOptions,
 };
 use std::hint::black_box;
 use std::time::Duration;
@@ -113,7 +113,7 @@ fn scans(c: &mut Criterion) {
     let dense_set: Vec<u32> = set.iter().collect();
     // The same keys with 256-slot leaves: fewer, longer inner loops.
     let set_wide = PackedSet::from_iter_with(
-        PmaConfig::default().section_size(256),
+        PmaOptions::default().section_size(256),
         dense_set.iter().copied(),
     )
     .expect("valid configuration");

@@ -11,8 +11,10 @@
 //! ```
 
 use dyngraph_benches::process_cpu_time;
-use dyngraph_core::{Csr, CsrOptions, Edge, Graph, GraphUpdate, OutNeighbors, VertexId};
-use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+use dyngraph_core::{
+    Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, InEdges, OutNeighbors, VertexId,
+};
+use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 use dyngraph_kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
 use dyngraph_loader::{ArrivalOrder, Generator};
 use rayon::prelude::*;
@@ -72,14 +74,14 @@ fn batch(edges: &[Edge], reps: usize) {
     );
 }
 
-/// `CsrPPConfig::default()`, with `CSRPP_PROBE_SEGMENT` as segment size if set.
-fn base_config() -> CsrPPConfig {
+/// `CsrPPOptions::default()`, with `CSRPP_PROBE_SEGMENT` as segment size if set.
+fn base_config() -> CsrPPOptions {
     match std::env::var("CSRPP_PROBE_SEGMENT")
         .ok()
         .and_then(|s| s.parse().ok())
     {
-        Some(size) => CsrPPConfig::default().segment_size(size),
-        None => CsrPPConfig::default(),
+        Some(size) => CsrPPOptions::default().segment_size(size),
+        None => CsrPPOptions::default(),
     }
 }
 
@@ -111,8 +113,8 @@ fn layout_breaks(store: &CsrPP) -> (usize, usize) {
 }
 
 fn kernels(edges: &[Edge], reps: usize) {
-    let csr = Csr::from_edges(edges, CsrOptions::default().sort(true).transpose(true)).unwrap();
-    let config = base_config().reverse_edges(true);
+    let csr = Csr::from_edges(edges, CsrOptions::default().sort(true).in_edges(true)).unwrap();
+    let config = base_config().in_edges(true);
     let fresh = CsrPP::from_edges(edges, config.clone()).unwrap();
     let half = edges.len() / 2;
     let mut updated = CsrPP::from_edges(&edges[..half], config.clone()).unwrap();
@@ -231,7 +233,7 @@ fn profile(edges: &[Edge], reps: usize, store: &str) {
         max_iterations: 10,
         tolerance: 0.0,
     };
-    let config = base_config().reverse_edges(true);
+    let config = base_config().in_edges(true);
     let start = Instant::now();
     match store {
         "batch" => {
@@ -257,7 +259,7 @@ fn profile(edges: &[Edge], reps: usize, store: &str) {
         }
         "csr" => {
             let csr =
-                Csr::from_edges(edges, CsrOptions::default().sort(true).transpose(true)).unwrap();
+                Csr::from_edges(edges, CsrOptions::default().sort(true).in_edges(true)).unwrap();
             let start = Instant::now();
             for _ in 0..reps {
                 black_box(pagerank(&csr, &pr).unwrap());
@@ -292,15 +294,16 @@ fn profile(edges: &[Edge], reps: usize, store: &str) {
 /// ids over every vertex, on `Csr` and a freshly loaded `CsrPP`.
 fn scan(edges: &[Edge], reps: usize) {
     use dyngraph_core::InNeighbors;
-    let csr = Csr::from_edges(edges, CsrOptions::default().sort(true).transpose(true)).unwrap();
-    let fresh = CsrPP::from_edges(edges, base_config().reverse_edges(true)).unwrap();
+    let csr = Csr::from_edges(edges, CsrOptions::default().sort(true).in_edges(true)).unwrap();
+    let fresh = CsrPP::from_edges(edges, base_config().in_edges(true)).unwrap();
     let n = csr.vertex_count() as VertexId;
     fn degrees<G: OutNeighbors>(g: &G, n: VertexId) -> u64 {
         (0..n).map(|v| g.out_degree(black_box(v))).sum()
     }
-    fn sources<G: InNeighbors>(g: &G, n: VertexId) -> u64 {
+    fn sources<G: InEdges>(g: &G, n: VertexId) -> u64 {
+        let incoming = g.in_edges().expect("built with in-edges");
         (0..n)
-            .map(|v| g.in_neighbors(v).map(u64::from).sum::<u64>())
+            .map(|v| incoming.in_neighbors(v).map(u64::from).sum::<u64>())
             .sum()
     }
     let mut best = [Duration::MAX; 4];

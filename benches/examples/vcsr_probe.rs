@@ -26,17 +26,29 @@
 
 use dyngraph_benches::process_cpu_time;
 use dyngraph_benches::replay::{
-    ArrivalOrderCsr, ReplayStore, Stream, bundled_sample, in_pool, kronecker_edges, mathoverflow,
-    pagerank, read_edges, shared_data, split,
+    ArrivalOrderCsr, Workload, bundled_sample, in_pool, kronecker_edges, mathoverflow, read_edges,
+    shared_data, split,
 };
-use dyngraph_core::{Csr, CsrOptions, GraphUpdate};
-use dyngraph_vcsr::{DegreeProportional, Pcsr, StoreOptions, Vcsr, VcsrConfig};
+use dyngraph_core::{Csr, CsrOptions, GraphUpdate, InEdges, OutNeighbors, StoreOptions};
+use dyngraph_kernels::PageRankOptions;
+use dyngraph_vcsr::{Pcsr, Vcsr, VcsrOptions};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 const PAGERANK_ITERATIONS: usize = 20;
 
-fn stream(name: &str) -> Stream {
+/// `dyngraph-kernels`' PageRank, [`PAGERANK_ITERATIONS`] of them.
+fn pagerank<G: OutNeighbors + InEdges + Sync>(graph: &G, iterations: usize) -> Vec<f32> {
+    let options = PageRankOptions {
+        max_iterations: iterations,
+        ..PageRankOptions::default()
+    };
+    dyngraph_kernels::pagerank(graph, &options)
+        .expect("valid options")
+        .scores
+}
+
+fn stream(name: &str) -> Workload {
     match name {
         "mo10" | "mo30" => {
             let dir = shared_data().expect("sx-mathoverflow needs ../shared/data");
@@ -76,7 +88,7 @@ fn time(f: impl FnOnce()) -> Duration {
 /// `VCSR_PROBE_IN_ROOT_UPPER` (in-edges), to measure what a denser edge
 /// array buys and costs.
 fn new_vcsr(in_edges: bool) -> Vcsr {
-    let mut config = VcsrConfig::default();
+    let mut options = VcsrOptions::new(StoreOptions::default().in_edges(in_edges));
     let bound = |name: &str, upper: &mut f64| {
         if let Ok(value) = std::env::var(name) {
             *upper = value.parse().expect("a root upper bound: a number");
@@ -84,23 +96,18 @@ fn new_vcsr(in_edges: bool) -> Vcsr {
     };
     bound(
         "VCSR_PROBE_ROOT_UPPER",
-        &mut config.out_edges.thresholds.root_upper,
+        &mut options.out_edge_array.thresholds.root_upper,
     );
     bound(
         "VCSR_PROBE_IN_ROOT_UPPER",
-        &mut config.in_edges.thresholds.root_upper,
+        &mut options.in_edge_array.thresholds.root_upper,
     );
-    Vcsr::with_config(
-        StoreOptions::default().in_edges(in_edges),
-        DegreeProportional::default(),
-        config,
-    )
-    .expect("a valid root upper bound")
+    Vcsr::new(options).expect("a valid root upper bound")
 }
 
 /// [`new_vcsr`] after the whole stream: the base as one batch, then one
 /// edge at a time (as `replay`).
-fn replayed_vcsr(stream: &Stream, in_edges: bool) -> Vcsr {
+fn replayed_vcsr(stream: &Workload, in_edges: bool) -> Vcsr {
     let mut store = new_vcsr(in_edges);
     store
         .insert_edges(&stream.base)
@@ -114,7 +121,7 @@ fn replayed_vcsr(stream: &Stream, in_edges: bool) -> Vcsr {
 }
 
 /// Dynamic-part insert time of one replay into `store`.
-fn insert_time<S: GraphUpdate>(stream: &Stream, mut store: S) -> Duration {
+fn insert_time<S: GraphUpdate>(stream: &Workload, mut store: S) -> Duration {
     store
         .insert_edges(&stream.base)
         .expect("ids within the limit");
@@ -131,11 +138,14 @@ fn insert_time<S: GraphUpdate>(stream: &Stream, mut store: S) -> Duration {
 
 /// Insert times of `Vcsr` and `Pcsr`, both with or both without
 /// in-edges (the insertion table of `vcsr_replay` keeps none).
-fn inserts(stream: &Stream, reps: usize, in_edges: bool) {
+fn inserts(stream: &Workload, reps: usize, in_edges: bool) {
     let (mut vcsr, mut pcsr) = (Duration::MAX, Duration::MAX);
     for rep in 0..reps {
         let v = insert_time(stream, new_vcsr(in_edges));
-        let p = insert_time(stream, Pcsr::empty(in_edges));
+        let p = insert_time(
+            stream,
+            Pcsr::new(StoreOptions::default().in_edges(in_edges)).expect("valid options"),
+        );
         vcsr = vcsr.min(v);
         pcsr = pcsr.min(p);
         println!(
@@ -154,9 +164,9 @@ fn inserts(stream: &Stream, reps: usize, in_edges: bool) {
     );
 }
 
-fn pagerank_ratio(stream: &Stream, reps: usize) {
+fn pagerank_ratio(stream: &Workload, reps: usize) {
     let all = stream.all();
-    let csr = Csr::from_edges(&all, CsrOptions::default().transpose(true)).expect("valid graph");
+    let csr = Csr::from_edges(&all, CsrOptions::default().in_edges(true)).expect("valid graph");
     let arrival = ArrivalOrderCsr::new(&all);
     let vcsr = replayed_vcsr(stream, true);
     let stats = vcsr.stats();
@@ -198,7 +208,7 @@ fn pagerank_ratio(stream: &Stream, reps: usize) {
 /// slots a pull scan streams, cycle between `root_upper / growth` and
 /// `root_upper` as the stream goes on. This shows where in that cycle the
 /// end of a stream falls and what each point costs.
-fn pagerank_along(stream: &Stream, reps: usize) {
+fn pagerank_along(stream: &Workload, reps: usize) {
     let mut vcsr = new_vcsr(true);
     vcsr.insert_edges(&stream.base)
         .expect("ids within the limit");
@@ -213,7 +223,7 @@ fn pagerank_along(stream: &Stream, reps: usize) {
         let mut prefix = stream.base.clone();
         prefix.extend_from_slice(&stream.dynamic[..until]);
         let csr =
-            Csr::from_edges(&prefix, CsrOptions::default().transpose(true)).expect("valid graph");
+            Csr::from_edges(&prefix, CsrOptions::default().in_edges(true)).expect("valid graph");
         let (csr_time, vcsr_time) = in_pool(1, || {
             let mut best = (Duration::MAX, Duration::MAX);
             for _ in 0..reps {
@@ -258,9 +268,15 @@ fn main() {
                 best.unwrap_or_default().as_secs_f64() * 1e3
             );
         }
-        "pcsr" => {
-            (0..reps).for_each(|_| println!("{:?}", insert_time(&stream, Pcsr::empty(false))))
-        }
+        "pcsr" => (0..reps).for_each(|_| {
+            println!(
+                "{:?}",
+                insert_time(
+                    &stream,
+                    Pcsr::new(StoreOptions::default()).expect("valid options")
+                )
+            )
+        }),
         other => {
             panic!("mode {other}: inserts, inserts-in, pagerank, pagerank-along, vcsr or pcsr")
         }

@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 
 pub mod replay;
+pub mod sahu;
 
 use dyngraph_core::{Edge, VertexId};
 use rand::{Rng, SeedableRng};

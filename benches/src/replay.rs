@@ -1,22 +1,22 @@
-//! Replaying edge streams into the dynamic stores of `dyngraph-vcsr`
-//! (issue 5): stream readers, the shuffled Kronecker stream (the loader's
-//! generator), the timed replay, the `Csr`-rebuilt-per-1%-batch baseline,
-//! and a pull PageRank and a BFS written once against the core traits, so
-//! every store runs the identical kernel code.
+//! Workloads for the replay benches and probes: the real streams split as
+//! the VCSR authors split them, the shuffled Kronecker stream (the loader's
+//! generator), and [`replay`], which drives any store of the contract
+//! through the same engine as `dyngraph replay` (`dyngraph-replay`).
+//! Kernels come from `dyngraph-kernels`, as users call them.
 
 use dyngraph_core::{
-    Csr, CsrOptions, Edge, Graph, GraphUpdate, InNeighbors, OutNeighbors, VertexId,
+    Csr, CsrOptions, DynamicStore, Edge, Graph, InEdges, InNeighbors, OutNeighbors, Result,
+    StoreOptions, VertexId,
 };
 use dyngraph_loader::{ArrivalOrder, Generator};
-use rayon::prelude::*;
+use dyngraph_replay::{NoObserver, ReplayOptions, StoreSummary, Stream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-/// A stream to replay: a base inserted as one batch, then the rest one
-/// edge at a time.
+/// A stream to replay: a base bulk-built first, then the rest.
 #[derive(Clone, Debug)]
-pub struct Stream {
+pub struct Workload {
     /// Name for tables.
     pub name: String,
     /// Inserted first, as a batch.
@@ -25,12 +25,30 @@ pub struct Stream {
     pub dynamic: Vec<Edge>,
 }
 
-impl Stream {
+impl Workload {
     /// All edges, base first.
     pub fn all(&self) -> Vec<Edge> {
         let mut all = self.base.clone();
         all.extend_from_slice(&self.dynamic);
         all
+    }
+
+    /// All edges as the replay engine's stream.
+    pub fn stream(&self) -> Stream {
+        Stream::from_pairs(
+            self.base
+                .iter()
+                .chain(&self.dynamic)
+                .map(|edge| (edge.src, edge.dst)),
+        )
+    }
+
+    /// The base as the engine's `base_percent`: the engine floors
+    /// `len * percent / 100`, so aiming half an edge past the base gives
+    /// exactly `base.len()` edges.
+    pub fn base_percent(&self) -> f64 {
+        let len = (self.base.len() + self.dynamic.len()).max(1) as f64;
+        (self.base.len() as f64 + 0.5) * 100.0 / len
     }
 }
 
@@ -73,14 +91,14 @@ pub fn read_edges(path: &Path) -> Vec<Edge> {
 /// the rest of the b30 stream (b30 base + dynamic minus the b10 base's
 /// first 37,597 lines; the b10 base's extra last line names the largest id
 /// and is not part of the stream).
-pub fn mathoverflow(dir: &Path, base_percent: u32) -> Stream {
+pub fn mathoverflow(dir: &Path, base_percent: u32) -> Workload {
     let math = dir.join("sx-mathoverflow");
     let mut all = read_edges(&math.join("b30/base.wel"));
     all.extend(read_edges(&math.join("b30/dynamic.wel")));
     match base_percent {
         30 => {
             let dynamic = all.split_off(read_edges(&math.join("b30/base.wel")).len());
-            Stream {
+            Workload {
                 name: "sx-mathoverflow b30".into(),
                 base: all,
                 dynamic,
@@ -94,7 +112,7 @@ pub fn mathoverflow(dir: &Path, base_percent: u32) -> Stream {
                 &base[..stream_part],
                 "b10 is a prefix of b30"
             );
-            Stream {
+            Workload {
                 name: "sx-mathoverflow b10".into(),
                 dynamic: all.split_off(stream_part),
                 base,
@@ -104,9 +122,9 @@ pub fn mathoverflow(dir: &Path, base_percent: u32) -> Stream {
 }
 
 /// A stream split into its first `base_percent`% and the rest.
-pub fn split(name: &str, mut edges: Vec<Edge>, base_percent: usize) -> Stream {
+pub fn split(name: &str, mut edges: Vec<Edge>, base_percent: usize) -> Workload {
     let dynamic = edges.split_off(edges.len() * base_percent / 100);
-    Stream {
+    Workload {
         name: name.into(),
         base: edges,
         dynamic,
@@ -181,182 +199,58 @@ impl OutNeighbors for ArrivalOrderCsr {
     }
 }
 
-impl InNeighbors for ArrivalOrderCsr {
-    type InNeighbors<'a> = <Csr as OutNeighbors>::OutNeighbors<'a>;
-    fn has_in_edges(&self) -> bool {
-        true
+/// [`ArrivalOrderCsr`]'s in-edges: the reversed stream's out-lists.
+#[derive(Clone, Copy, Debug)]
+pub struct ArrivalInEdges<'a>(&'a Csr);
+
+impl<'a> InNeighbors for ArrivalInEdges<'a> {
+    type InNeighbors = <Csr as OutNeighbors>::OutNeighbors<'a>;
+    #[inline]
+    fn in_degree(self, v: VertexId) -> u64 {
+        self.0.out_degree(v)
     }
     #[inline]
-    fn in_degree(&self, v: VertexId) -> u64 {
-        self.incoming.out_degree(v)
-    }
-    #[inline]
-    fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_> {
-        self.incoming.out_neighbors(v)
+    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors {
+        self.0.out_neighbors(v)
     }
 }
 
-/// Per-store counters reported next to the timings.
-#[derive(Clone, Debug, Default)]
-pub struct StoreReport {
-    /// Rebalances by tree level (empty for stores without a PMA).
-    pub rebalances_per_level: Vec<u64>,
-    /// Elements moved by rebalances, shifts and resizes.
-    pub elements_moved: u64,
-    /// Resizes of the edge array.
-    pub resizes: u64,
-    /// Heap bytes.
-    pub memory_bytes: usize,
-}
-
-/// A store the replay can drive.
-pub trait ReplayStore: GraphUpdate + OutNeighbors + InNeighbors + Sync + Sized {
-    /// Name for tables.
-    const NAME: &'static str;
-    /// An empty multigraph store, with in-edges when asked.
-    fn empty(in_edges: bool) -> Self;
-    /// Its counters.
-    fn report(&self) -> StoreReport;
-}
-
-/// What one replay measured.
-#[derive(Clone, Debug)]
-pub struct ReplayResult {
-    /// Store name.
-    pub store: &'static str,
-    /// Seconds to insert the base batch.
-    pub base_seconds: f64,
-    /// Seconds to insert the dynamic part (one at a time, or 1% batches for
-    /// the `Csr` rebuild).
-    pub dynamic_seconds: f64,
-    /// Edges in the dynamic part.
-    pub dynamic_edges: usize,
-    /// Edges in the final graph.
-    pub final_edges: u64,
-    /// Counters after the replay.
-    pub report: StoreReport,
-}
-
-impl ReplayResult {
-    /// Dynamic-part insertion throughput.
-    pub fn edges_per_second(&self) -> f64 {
-        self.dynamic_edges as f64 / self.dynamic_seconds
-    }
-
-    /// Heap bytes per stored edge.
-    pub fn bytes_per_edge(&self) -> f64 {
-        self.report.memory_bytes as f64 / self.final_edges.max(1) as f64
+impl InEdges for ArrivalOrderCsr {
+    type InEdges<'a> = ArrivalInEdges<'a>;
+    fn in_edges(&self) -> Result<ArrivalInEdges<'_>> {
+        Ok(ArrivalInEdges(&self.incoming))
     }
 }
 
-/// Inserts the base as one batch, then the dynamic part one edge at a time.
-pub fn replay<S: ReplayStore>(stream: &Stream, in_edges: bool) -> (S, ReplayResult) {
-    let mut store = S::empty(in_edges);
-    let start = Instant::now();
-    store
-        .insert_edges(&stream.base)
-        .expect("ids within the limit");
-    let base_seconds = start.elapsed().as_secs_f64();
-    let start = Instant::now();
-    for edge in &stream.dynamic {
-        store
-            .insert_edge(edge.src, edge.dst)
-            .expect("ids within the limit");
-    }
-    let dynamic_seconds = start.elapsed().as_secs_f64();
-    let result = ReplayResult {
-        store: S::NAME,
-        base_seconds,
-        dynamic_seconds,
-        dynamic_edges: stream.dynamic.len(),
-        final_edges: store.edge_count(),
-        report: store.report(),
+/// Replays `workload` into an empty `S` through the replay engine that
+/// `dyngraph replay` uses: the base bulk-built with `FromEdges`, then the
+/// dynamic part one edge at a time (timed in groups of 1,024 arrivals, as
+/// the CLI does). The returned summary has the store's own maintenance
+/// counters and memory.
+///
+/// `batch` is the arrivals per update batch: 1 for the dynamic stores, 1%
+/// of the stream for `dyngraph_replay::CsrRebuild`, which rebuilds its
+/// `Csr` at the end of every batch.
+pub fn replay<S: DynamicStore>(
+    workload: &Workload,
+    in_edges: bool,
+    batch: usize,
+) -> (StoreSummary, S) {
+    let store_options = StoreOptions::default().in_edges(in_edges);
+    let options = ReplayOptions {
+        base_percent: workload.base_percent(),
+        batch,
+        ..ReplayOptions::default()
     };
-    (store, result)
-}
-
-/// The static baseline: a `Csr` of the base, then rebuilt from every edge
-/// so far after each batch of 1% of the whole stream.
-pub fn replay_csr_rebuild(stream: &Stream, transpose: bool) -> (Csr, ReplayResult) {
-    let options = CsrOptions::default().transpose(transpose);
-    let batch = ((stream.base.len() + stream.dynamic.len()) / 100).max(1);
-    let start = Instant::now();
-    let mut all = stream.base.clone();
-    let mut csr = Csr::from_edges(&all, options.clone()).expect("valid graph");
-    let base_seconds = start.elapsed().as_secs_f64();
-    let start = Instant::now();
-    for chunk in stream.dynamic.chunks(batch) {
-        all.extend_from_slice(chunk);
-        csr = Csr::from_edges(&all, options.clone()).expect("valid graph");
-    }
-    let dynamic_seconds = start.elapsed().as_secs_f64();
-    let result = ReplayResult {
-        store: "Csr (rebuilt per 1%)",
-        base_seconds,
-        dynamic_seconds,
-        dynamic_edges: stream.dynamic.len(),
-        final_edges: csr.edge_count(),
-        report: StoreReport {
-            memory_bytes: csr.memory_bytes(),
-            ..StoreReport::default()
-        },
-    };
-    (csr, result)
-}
-
-/// PageRank damping factor.
-pub const DAMPING: f32 = 0.85;
-
-/// Pull PageRank, a fixed number of iterations, through the core traits
-/// (needs in-edges). The same code runs on every store.
-pub fn pagerank<G: OutNeighbors + InNeighbors + Sync>(graph: &G, iterations: usize) -> Vec<f32> {
-    let n = graph.vertex_count();
-    let base = (1.0 - DAMPING) / n as f32;
-    let mut rank = vec![1.0 / n as f32; n];
-    let mut contribution = vec![0.0f32; n];
-    for _ in 0..iterations {
-        contribution.par_iter_mut().enumerate().for_each(|(v, c)| {
-            let degree = graph.out_degree(v as VertexId);
-            *c = if degree == 0 {
-                0.0
-            } else {
-                rank[v] / degree as f32
-            };
-        });
-        rank.par_iter_mut().enumerate().for_each(|(v, r)| {
-            let sum: f32 = graph
-                .in_neighbors(v as VertexId)
-                .map(|u| contribution[u as usize])
-                .sum();
-            *r = base + DAMPING * sum;
-        });
-    }
-    rank
-}
-
-/// Level-synchronous top-down BFS through the core traits, parallel over
-/// the frontier; returns the parent of every vertex (`u32::MAX` when
-/// unreached; the source is its own parent).
-pub fn bfs<G: OutNeighbors + Sync>(graph: &G, source: VertexId) -> Vec<VertexId> {
-    let parents: Vec<AtomicU32> = (0..graph.vertex_count())
-        .map(|_| AtomicU32::new(u32::MAX))
-        .collect();
-    parents[source as usize].store(source, Ordering::Relaxed);
-    let mut frontier = vec![source];
-    while !frontier.is_empty() {
-        frontier = frontier
-            .par_iter()
-            .flat_map_iter(|&u| {
-                let parents = &parents;
-                graph.out_neighbors(u).filter(move |&v| {
-                    parents[v as usize]
-                        .compare_exchange(u32::MAX, u, Ordering::Relaxed, Ordering::Relaxed)
-                        .is_ok()
-                })
-            })
-            .collect();
-    }
-    parents.into_iter().map(AtomicU32::into_inner).collect()
+    dyngraph_replay::replay::<S>(
+        store_options.into(),
+        store_options,
+        &workload.stream(),
+        &options,
+        &AtomicBool::new(false),
+        &mut NoObserver,
+    )
+    .expect("bench streams have ids within every store's limit")
 }
 
 /// The vertex of largest out-degree (lowest id on ties): a BFS source that
@@ -387,70 +281,4 @@ pub fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
         .collect();
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
-}
-
-impl ReplayStore for dyngraph_vcsr::Bal {
-    const NAME: &'static str = "Bal";
-
-    fn empty(in_edges: bool) -> Self {
-        dyngraph_vcsr::Bal::new(dyngraph_vcsr::StoreOptions::default().in_edges(in_edges))
-            .expect("default options are valid")
-    }
-
-    fn report(&self) -> StoreReport {
-        StoreReport {
-            memory_bytes: self.memory_bytes(),
-            ..StoreReport::default()
-        }
-    }
-}
-
-impl ReplayStore for dyngraph_vcsr::Vcsr {
-    const NAME: &'static str = "Vcsr";
-
-    fn empty(in_edges: bool) -> Self {
-        dyngraph_vcsr::Vcsr::new(dyngraph_vcsr::StoreOptions::default().in_edges(in_edges))
-            .expect("default options are valid")
-    }
-
-    fn report(&self) -> StoreReport {
-        let stats = self.stats();
-        StoreReport {
-            rebalances_per_level: stats.rebalances_per_level(),
-            elements_moved: stats.elements_moved(),
-            resizes: stats.resizes(),
-            memory_bytes: self.memory_bytes(),
-        }
-    }
-}
-
-impl ReplayStore for dyngraph_vcsr::Pcsr {
-    const NAME: &'static str = "Pcsr";
-
-    fn empty(in_edges: bool) -> Self {
-        dyngraph_vcsr::Pcsr::new(dyngraph_vcsr::StoreOptions::default().in_edges(in_edges))
-            .expect("default options are valid")
-    }
-
-    fn report(&self) -> StoreReport {
-        let mut levels = self.stats().rebalances_per_level.clone();
-        let mut moved = self.stats().elements_moved;
-        let mut resizes = self.stats().resizes();
-        if let Some(incoming) = self.in_edge_stats() {
-            if levels.len() < incoming.rebalances_per_level.len() {
-                levels.resize(incoming.rebalances_per_level.len(), 0);
-            }
-            for (total, &count) in levels.iter_mut().zip(&incoming.rebalances_per_level) {
-                *total += count;
-            }
-            moved += incoming.elements_moved;
-            resizes += incoming.resizes();
-        }
-        StoreReport {
-            rebalances_per_level: levels,
-            elements_moved: moved,
-            resizes,
-            memory_bytes: self.memory_bytes(),
-        }
-    }
 }

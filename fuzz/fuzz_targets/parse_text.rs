@@ -21,8 +21,7 @@ fuzz_target!(|data: &[u8]| {
         .block_size(1 + usize::from(control >> 4))
         .symmetrize(control & 4 != 0)
         // Keep allocations small: the fuzzer is after panics, not memory.
-        .max_vertices(1 << 16)
-        .threads(2);
+        .max_vertices(1 << 16);
     if control & 8 != 0 {
         options = options.third_column(ThirdColumn::Weight);
     }

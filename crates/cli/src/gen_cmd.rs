@@ -60,6 +60,7 @@ pub(crate) fn run(args: GenArgs) -> Result<ExitCode> {
             args.output.display()
         )
     })?;
+    crate::output::check(&args.output)?;
     let generator = match args.kind {
         Kind::Kron => Generator::kronecker(args.scale, args.degree),
         Kind::Uniform => Generator::uniform(args.scale, args.degree),

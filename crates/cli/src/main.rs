@@ -6,16 +6,18 @@
 //! on stderr saying what went wrong and where.
 
 mod convert_cmd;
+mod dist_cmd;
 mod gen_cmd;
+mod graph_input;
 mod input;
 mod kernels;
 mod load_cmd;
-mod replay;
+mod output;
+mod recover_cmd;
 mod replay_cmd;
 mod report;
 mod run_cmd;
 mod stores;
-mod stream;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -44,15 +46,20 @@ struct Cli {
 enum Command {
     /// Stream a temporal graph into one or several stores, analyse it as it
     /// evolves, and print what each store cost.
-    Replay(replay_cmd::ReplayArgs),
+    Replay(Box<replay_cmd::ReplayArgs>),
     /// Generate a Kronecker or uniform random graph into a text file.
     Gen(gen_cmd::GenArgs),
-    /// Parse a graph file, build a Csr, and report sizes and times.
+    /// Read a graph file (text, or a binary Csr file mapped without a copy),
+    /// build a Csr, and report sizes and times.
     Load(load_cmd::LoadArgs),
     /// Run one kernel on a graph file, GAPBS style: trials and average.
     Run(run_cmd::RunArgs),
-    /// Convert between the text formats (by extension).
+    /// Convert between the text formats and the binary Csr file (.dgcsr),
+    /// by extension.
     Convert(convert_cmd::ConvertArgs),
+    /// Open a durable store, recover it after a crash if needed, and say
+    /// what was repaired.
+    Recover(recover_cmd::RecoverArgs),
 }
 
 fn parse_percent(text: &str) -> Result<f64, String> {
@@ -83,7 +90,20 @@ fn install_threads(threads: Option<usize>) -> Result<usize> {
     Ok(rayon::current_num_threads())
 }
 
+/// Lets a closed stdout end the process quietly, as it ends `cat` or
+/// `grep`: Rust ignores `SIGPIPE`, so `dyngraph run pr g.el | head -1` made
+/// the next `println!` panic ("failed printing to stdout: Broken pipe").
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to the default has no
+    // preconditions; it runs first in `main`, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -94,11 +114,12 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Replay(args) => replay_cmd::replay_command(args),
+        Command::Replay(args) => replay_cmd::replay_command(*args),
         Command::Gen(args) => gen_cmd::run(args),
         Command::Load(args) => load_cmd::run(args),
         Command::Run(args) => run_cmd::run(args),
         Command::Convert(args) => convert_cmd::run(args),
+        Command::Recover(args) => recover_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,9 +1,8 @@
 //! What `replay` prints and writes: the summary table, JSON, CSV and an SVG
 //! plot.
 
-use crate::replay::StoreSummary;
-use crate::stream::Order;
 use anyhow::{Context, Result};
+use dyngraph_replay::{Order, StoreSummary};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,6 +21,10 @@ pub(crate) struct InputSummary {
     pub(crate) window: Option<String>,
     pub(crate) undirected: bool,
     pub(crate) simple: bool,
+    /// Whether the stores kept in-edges, and why.
+    pub(crate) in_edges: String,
+    /// Whether the stores kept weights, and why.
+    pub(crate) weights: String,
     pub(crate) threads: usize,
 }
 
@@ -30,6 +33,9 @@ pub(crate) struct InputSummary {
 pub(crate) struct Report {
     pub(crate) input: InputSummary,
     pub(crate) stores: Vec<StoreSummary>,
+    /// Per-worker counters of a distributed replay, one entry per store.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) distributed: Vec<crate::dist_cmd::DistributedRun>,
 }
 
 fn optional(value: Option<u64>) -> String {
@@ -59,12 +65,17 @@ pub(crate) fn write_table(report: &Report, out: &mut impl Write) -> Result<()> {
             ", multigraph"
         },
     )?;
+    writeln!(
+        out,
+        "in-edges: {}; weights: {}",
+        input.in_edges, input.weights
+    )?;
     writeln!(out)?;
     writeln!(
         out,
         "{:<12} {:>11} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>10} {:>12} {:>8}",
         "store",
-        "base",
+        "base s",
         "inserted",
         "deleted",
         "seconds",
@@ -76,15 +87,11 @@ pub(crate) fn write_table(report: &Report, out: &mut impl Write) -> Result<()> {
         "B/edge"
     )?;
     for store in &report.stores {
-        let base = match store.base {
-            crate::stores::BaseLoad::BulkBuilt => "bulk-built",
-            crate::stores::BaseLoad::Inserted => "inserted",
-        };
         writeln!(
             out,
-            "{:<12} {:>11} {:>10} {:>10} {:>10.4} {:>9.3} {:>9.4} {:>9.4} {:>10} {:>12} {:>8.2}{}",
+            "{:<12} {:>11.4} {:>10} {:>10} {:>10.4} {:>9.3} {:>9.4} {:>9.4} {:>10} {:>12} {:>8.2}{}",
             store.store,
-            base,
+            store.base_seconds,
             store.edges_inserted,
             store.edges_deleted,
             store.seconds,
@@ -101,19 +108,49 @@ pub(crate) fn write_table(report: &Report, out: &mut impl Write) -> Result<()> {
             },
         )?;
     }
+    for run in &report.distributed {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}: {} workers ({} processes x {} threads), {} partitioner, edge imbalance {:.2}",
+            run.store,
+            run.cluster.workers,
+            run.cluster.processes,
+            run.cluster.threads,
+            run.cluster.partitioner,
+            run.imbalance
+        )?;
+        writeln!(
+            out,
+            "{:>8} {:>8} {:>12} {:>12} {:>14} {:>12}",
+            "worker", "process", "edges owned", "vertices", "replay bytes", "memory B"
+        )?;
+        for worker in &run.workers {
+            writeln!(
+                out,
+                "{:>8} {:>8} {:>12} {:>12} {:>14} {:>12}",
+                worker.worker,
+                worker.process,
+                worker.edges_owned,
+                worker.local_vertices,
+                worker.replay_traffic.bytes,
+                worker.memory_bytes
+            )?;
+        }
+    }
     let any_kernels = report.stores.iter().any(|s| !s.kernels.is_empty());
     if any_kernels {
         writeln!(out)?;
         writeln!(
             out,
-            "{:<12} {:<8} {:>12} {:>12} {:>8} {:>9}",
+            "{:<12} {:<8} {:>12} {:>12} {:>8} {:>9}  how it ran",
             "store", "kernel", "seconds", "csr seconds", "ratio", "verified"
         )?;
         for store in &report.stores {
             for (kernel, timing) in &store.kernels {
                 writeln!(
                     out,
-                    "{:<12} {:<8} {:>12.6} {:>12.6} {:>8.3} {:>9}",
+                    "{:<12} {:<8} {:>12.6} {:>12.6} {:>8.3} {:>9}  {}",
                     store.store,
                     kernel,
                     timing.seconds,
@@ -123,8 +160,17 @@ pub(crate) fn write_table(report: &Report, out: &mut impl Write) -> Result<()> {
                         Some(true) => "yes",
                         Some(false) => "NO",
                         None => "-",
-                    }
+                    },
+                    timing.mode
                 )?;
+                if !timing.top.is_empty() {
+                    let top: Vec<String> = timing
+                        .top
+                        .iter()
+                        .map(|r| format!("{} ({:.2e})", r.id, r.score))
+                        .collect();
+                    writeln!(out, "{:<12} {:<8} top: {}", "", "", top.join(", "))?;
+                }
             }
         }
     }
@@ -133,11 +179,11 @@ pub(crate) fn write_table(report: &Report, out: &mut impl Write) -> Result<()> {
 
 pub(crate) fn write_json(report: &impl Serialize, path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(report)?;
-    if path == Path::new("-") {
+    if crate::output::is_stdout(path) {
         println!("{text}");
         return Ok(());
     }
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
+    crate::output::write(path, |out| writeln!(out, "{text}"))
 }
 
 /// One CSV row: a batch record or a store's summary (`kind` tells which).
@@ -146,6 +192,7 @@ struct CsvRow<'a> {
     kind: &'static str,
     store: &'a str,
     batch: Option<usize>,
+    batches: Option<usize>,
     edges_inserted: u64,
     edges_deleted: u64,
     seconds: f64,
@@ -159,14 +206,15 @@ struct CsvRow<'a> {
 }
 
 pub(crate) fn write_csv(report: &Report, path: &Path) -> Result<()> {
-    let mut writer =
-        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    // Formatted in memory, then written whole.
+    let mut writer = csv::Writer::from_writer(Vec::new());
     for store in &report.stores {
         for record in &store.records {
             writer.serialize(CsvRow {
-                kind: "batch",
+                kind: "group",
                 store: &store.store,
                 batch: Some(record.batch),
+                batches: Some(record.batches),
                 edges_inserted: record.edges_inserted,
                 edges_deleted: record.edges_deleted,
                 seconds: record.seconds,
@@ -183,6 +231,7 @@ pub(crate) fn write_csv(report: &Report, path: &Path) -> Result<()> {
             kind: "summary",
             store: &store.store,
             batch: None,
+            batches: Some(store.batch_count),
             edges_inserted: store.edges_inserted,
             edges_deleted: store.edges_deleted,
             seconds: store.seconds,
@@ -195,10 +244,8 @@ pub(crate) fn write_csv(report: &Report, path: &Path) -> Result<()> {
             elements_moved: store.elements_moved,
         })?;
     }
-    writer
-        .flush()
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    let bytes = writer.into_inner().context("cannot format the CSV")?;
+    crate::output::write(path, |out| out.write_all(&bytes))
 }
 
 /// Throughput over the replay, one line per store: the batches are grouped
@@ -243,7 +290,9 @@ pub(crate) fn write_plot(report: &Report, path: &Path) -> Result<()> {
         .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
         .fold(0.0, f64::max);
 
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    // Drawn in memory, then written whole.
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
     let draw = || -> Result<(), Box<dyn std::error::Error>> {
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
@@ -280,5 +329,7 @@ pub(crate) fn write_plot(report: &Report, path: &Path) -> Result<()> {
         root.present()?;
         Ok(())
     };
-    draw().map_err(|error| anyhow::anyhow!("cannot draw {}: {error}", path.display()))
+    draw().map_err(|error| anyhow::anyhow!("cannot draw {}: {error}", path.display()))?;
+    drop(root);
+    crate::output::write(path, |out| out.write_all(svg.as_bytes()))
 }

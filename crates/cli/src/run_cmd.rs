@@ -1,16 +1,13 @@
 //! `dyngraph run`: one kernel on one store built from a file, GAPBS style.
 
 use crate::install_threads;
-use crate::kernels::{KernelArg, options_for};
-use crate::stores::ReplayStore;
+use crate::kernels::KernelArg;
+use crate::stores::{StoreKind, StoreSettings, StoreWork, with_store};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use dyngraph_core::{
-    Graph, InNeighbors, OutNeighbors, Semantics, VertexId, WeightedEdge, WeightedOutNeighbors,
-};
-use dyngraph_csrpp::{CsrPP, CsrPPConfig};
-use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
-use dyngraph_vcsr::{Bal, Pcsr, StoreOptions, Vcsr};
+use dyngraph_core::{DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId};
+use dyngraph_loader::{EdgeStream, LoadOptions, load_edge_stream};
+use dyngraph_replay::kernel_options;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -20,14 +17,16 @@ use std::time::Instant;
 pub(crate) enum RunStore {
     /// Immutable CSR with in-edges.
     Csr,
-    /// VCSR (degree-proportional gaps), bulk-loaded, kernels on a snapshot.
+    /// VCSR (degree-proportional gaps); kernels on a snapshot.
     Vcsr,
-    /// PCSR, inserted.
+    /// PCSR; kernels on a snapshot.
     Pcsr,
-    /// Blocked adjacency list, inserted.
+    /// Blocked adjacency list; kernels on a snapshot.
     Bal,
-    /// CSR++, bulk-loaded.
+    /// CSR++; kernels on a snapshot.
     Csrpp,
+    /// The durable VCSR in a temporary directory; kernels on a snapshot.
+    Durable,
 }
 
 #[derive(Args, Debug)]
@@ -35,7 +34,9 @@ pub(crate) struct RunArgs {
     /// The kernel.
     #[arg(value_enum)]
     kernel: KernelArg,
-    /// The graph file (any format the loader reads).
+    /// The graph file: any text format the loader reads, or a binary Csr
+    /// file (.dgcsr, recognised by its contents), which `--store csr` maps
+    /// and uses without a copy.
     file: PathBuf,
     /// The store to build from the file.
     #[arg(long, value_enum, default_value = "csr")]
@@ -58,30 +59,39 @@ pub(crate) struct RunArgs {
 pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
     let threads = install_threads(args.threads)?;
     let timer = Instant::now();
-    if args.store == RunStore::Csr {
-        let graph = load_csr(&args.file, &LoadOptions::default().transpose(true))?;
-        report_built(&graph, &args, threads, timer);
-        return trials(&graph, &args);
-    }
-    let stream = load_edge_stream(&args.file, &LoadOptions::default())?;
-    let weighted = stream.weights().is_some();
-    let edges: Vec<WeightedEdge> = stream.weighted_edges().collect();
-    drop(stream);
-    let options = StoreOptions::new(Semantics::Multigraph)
-        .weighted(weighted)
-        .in_edges(true);
-    match args.store {
-        RunStore::Csr => unreachable!("handled above"),
-        RunStore::Vcsr => on_store(Vcsr::new(options)?, &edges, &args, threads, timer),
-        RunStore::Pcsr => on_store(Pcsr::new(options)?, &edges, &args, threads, timer),
-        RunStore::Bal => on_store(Bal::new(options)?, &edges, &args, threads, timer),
-        RunStore::Csrpp => {
-            let config = CsrPPConfig::default()
-                .weighted(weighted)
-                .reverse_edges(true);
-            on_store(CsrPP::new(config)?, &edges, &args, threads, timer)
+    let kind = match args.store {
+        RunStore::Csr => {
+            // A binary Csr file is mapped and used in place, without a copy.
+            let input = crate::graph_input::CsrInput::open(
+                &args.file,
+                &LoadOptions::default().in_edges(true),
+            )?;
+            let graph = input.view()?;
+            report_built(&graph, &args, threads, timer);
+            let ids = graph.ids();
+            return trials(&graph, &args, |v| {
+                ids.map_or_else(|| v.to_string(), |ids| ids.original(v).to_string())
+            });
         }
-    }
+        RunStore::Vcsr => StoreKind::Vcsr,
+        RunStore::Pcsr => StoreKind::Pcsr,
+        RunStore::Bal => StoreKind::Bal,
+        RunStore::Csrpp => StoreKind::Csrpp,
+        RunStore::Durable => StoreKind::Durable,
+    };
+    let stream = load_edge_stream(&args.file, &LoadOptions::default())?;
+    // Kernels may pull over in-edges; weights when the file has them.
+    // (The durable store keeps none: its kernels run without.)
+    let options = StoreOptions::new(Semantics::Multigraph)
+        .weighted(stream.weights().is_some())
+        .in_edges(kind != StoreKind::Durable);
+    let work = OnStore {
+        stream,
+        args: &args,
+        threads,
+        timer,
+    };
+    with_store(kind, &StoreSettings::default(), options, work)
 }
 
 fn report_built<G: Graph>(graph: &G, args: &RunArgs, threads: usize, timer: Instant) {
@@ -95,24 +105,38 @@ fn report_built<G: Graph>(graph: &G, args: &RunArgs, threads: usize, timer: Inst
     );
 }
 
-/// Loads `edges` into `store` (in bulk where it can) and runs the trials on
-/// its snapshot.
-fn on_store<S: ReplayStore>(
-    mut store: S,
-    edges: &[WeightedEdge],
-    args: &RunArgs,
+/// Builds the store from the stream's columns in bulk and runs the trials
+/// on its snapshot.
+struct OnStore<'a> {
+    stream: EdgeStream,
+    args: &'a RunArgs,
     threads: usize,
     timer: Instant,
-) -> Result<ExitCode> {
-    store.load_base(edges)?;
-    report_built(&store, args, threads, timer);
-    store.with_snapshot(|graph| trials(graph, args))?
 }
 
-fn trials<G>(graph: &G, args: &RunArgs) -> Result<ExitCode>
-where
-    G: OutNeighbors + InNeighbors + WeightedOutNeighbors + Sync,
-{
+impl StoreWork for OnStore<'_> {
+    type Output = Result<ExitCode>;
+
+    fn run<S: DynamicStore>(mut self, options: S::Options, _: StoreOptions) -> Result<ExitCode> {
+        let store = S::from_edges(&self.stream, options)?;
+        let ids = self.stream.take_ids();
+        drop(self.stream);
+        report_built(&store, self.args, self.threads, self.timer);
+        let snapshot = store.snapshot();
+        trials(&store.view(&snapshot)?, self.args, |v| {
+            ids.as_ref()
+                .map_or_else(|| v.to_string(), |ids| ids.original(v).to_string())
+        })
+    }
+}
+
+/// `name(v)` is how a vertex is shown: its original id when the input was
+/// relabelled.
+fn trials<G: ReadGraph>(
+    graph: &G,
+    args: &RunArgs,
+    name: impl Fn(VertexId) -> String,
+) -> Result<ExitCode> {
     let source = match args.source {
         Some(source) if source as usize >= graph.vertex_count() => bail!(
             "--source {source} is not a vertex of this graph (it has {} vertices); pick an id below that",
@@ -123,15 +147,20 @@ where
             .find(|&v| graph.out_degree(v) > 0)
             .unwrap_or(0),
     };
-    let options = options_for(args.kernel.kernel(), source);
+    let options = kernel_options(args.kernel.kernel(), source);
     let mut total = 0.0;
     let mut wrong = 0;
+    let mut last = None;
     for trial in 1..=args.trials {
         let timer = Instant::now();
         let output = dyngraph_kernels::run(graph, &options)?;
         let seconds = timer.elapsed().as_secs_f64();
         total += seconds;
-        print!("trial {trial}: {seconds:.6} s  {}", output.summary());
+        print!(
+            "trial {trial}: {seconds:.6} s  {} [{}]",
+            output.summary(),
+            output.mode()
+        );
         if args.verify {
             match dyngraph_kernels::verify(graph, &output) {
                 Ok(()) => print!("  [verified]"),
@@ -142,6 +171,15 @@ where
             }
         }
         println!();
+        last = Some(output);
+    }
+    if let Some(dyngraph_kernels::KernelOutput::PageRank(ranks)) = &last {
+        let top: Vec<String> = ranks
+            .top(10)
+            .into_iter()
+            .map(|(v, score)| format!("{} ({score:.3e})", name(v)))
+            .collect();
+        println!("top vertices: {}", top.join(", "));
     }
     println!(
         "average: {:.6} s over {} trials",

@@ -81,7 +81,9 @@ fn replay_with_no_argument_replays_the_bundled_sample() {
 fn json_report_has_the_documented_fields() {
     let report = replay_json(&["--batch", "500", "--store", "csr-rebuild"]);
     let input = &report["input"];
-    for field in ["path", "edges", "vertices", "order", "base_pct", "batch"] {
+    for field in [
+        "path", "edges", "vertices", "order", "base_pct", "batch", "in_edges", "weights",
+    ] {
         assert!(!input[field].is_null(), "input.{field} missing: {input}");
     }
     assert_eq!(input["edges"], 59835);
@@ -112,6 +114,71 @@ fn json_report_has_the_documented_fields() {
     assert!(store["latency_ms"]["p50"].is_number() && store["latency_ms"]["p99"].is_number());
     assert_eq!(store["edges_inserted"], 59835);
     assert_eq!(store["edges"], 59835);
+    // Without kernels nothing needs in-edges, and the input has no weights.
+    assert_eq!(store["in_edges"], false);
+    assert_eq!(store["weighted"], false);
+    // Groups of batches, each record saying how many batches it holds.
+    let records = store["batches"].as_array().expect("records");
+    let batches: u64 = records.iter().map(|r| r["batches"].as_u64().unwrap()).sum();
+    assert_eq!(batches, store["batch_count"].as_u64().unwrap());
+}
+
+#[test]
+fn in_edges_are_kept_only_when_a_kernel_uses_them_and_the_mode_says_so() {
+    // Auto: PageRank pulls, so in-edges are kept and the mode says pull.
+    let report = replay_json(&[
+        "--batch",
+        "5000",
+        "--store",
+        "vcsr,csrpp",
+        "--kernel",
+        "pr,tc",
+    ]);
+    for store in report["stores"].as_array().unwrap() {
+        assert_eq!(store["in_edges"], true, "{}", store["store"]);
+        assert_eq!(store["kernels"]["pr"]["mode"], "pull (in-edges)");
+    }
+    assert!(
+        report["input"]["in_edges"]
+            .as_str()
+            .unwrap()
+            .contains("used by pr")
+    );
+    // Forced off: PageRank pushes and says so.
+    let report = replay_json(&[
+        "--batch",
+        "5000",
+        "--store",
+        "vcsr",
+        "--kernel",
+        "pr",
+        "--in-edges",
+        "off",
+        "--verify",
+    ]);
+    let store = &report["stores"][0];
+    assert_eq!(store["in_edges"], false);
+    assert_eq!(store["kernels"]["pr"]["mode"], "push (no in-edges)");
+    assert_eq!(store["kernels"]["pr"]["verified"], true);
+}
+
+#[test]
+fn string_ids_are_named_in_the_pagerank_top_vertices() {
+    let dir = temp_dir("string-ids");
+    let path = dir.join("names.txt");
+    let mut text = String::new();
+    for i in 0..40 {
+        text.push_str(&format!("user{i} hub\nhub user{i}\n"));
+    }
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_str().unwrap();
+    let report = replay_json(&[path, "--store", "vcsr", "--kernel", "pr", "--verify"]);
+    let top = &report["stores"][0]["kernels"]["pr"]["top"];
+    assert_eq!(top[0]["id"], "hub", "{top}");
+    let output = dyngraph(&["run", "pr", path, "--store", "csrpp", "-n", "1"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("top vertices: hub ("), "{stdout}");
 }
 
 #[test]
@@ -444,8 +511,8 @@ fn every_store_ends_with_the_same_graph_and_verified_kernels() {
 }
 
 #[test]
-fn convert_round_trips_through_a_binary_snapshot_and_rejects_a_truncated_one() {
-    let dir = temp_dir("snapshot");
+fn convert_round_trips_through_a_binary_csr_file_and_rejects_a_truncated_one() {
+    let dir = temp_dir("csr-file");
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/CollegeMsg.txt");
     let (snapshot, text) = (dir.join("c.dgcsr"), dir.join("c.el"));
     let output = dyngraph(&[
@@ -478,7 +545,7 @@ fn convert_round_trips_through_a_binary_snapshot_and_rejects_a_truncated_one() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("invalid snapshot"),
+        stderr(&output).contains("not a valid binary Csr file"),
         "{}",
         stderr(&output)
     );
@@ -511,4 +578,576 @@ fn run_builds_every_store_and_verifies() {
             );
         }
     }
+}
+
+#[test]
+fn durable_replay_survives_and_recover_reports_it() {
+    let dir = temp_dir("durable").join("store");
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_text = dir.to_str().unwrap();
+    let report = replay_json(&[
+        "--store", "durable", "--dir", dir_text, "--sync", "1000", "--batch", "1000", "--kernel",
+        "pr,bfs", "--verify",
+    ]);
+    let store = &report["stores"][0];
+    assert_eq!(store["store"], "durable");
+    assert_eq!(store["edges"], 59835);
+    assert_eq!(store["kernels"]["pr"]["verified"], true);
+    assert_eq!(store["kernels"]["pr"]["mode"], "push (no in-edges)");
+    // The files stay, and reopen with every edge.
+    let output = dyngraph(&["recover", dir_text]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("edges: 59835"), "{stdout}");
+    assert!(stdout.contains("nothing to repair"), "{stdout}");
+    // Replaying into the same directory again is refused, not a silent overwrite.
+    let output = dyngraph(&["replay", "--store", "durable", "--dir", dir_text]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("already holds a durable store"),
+        "{}",
+        stderr(&output)
+    );
+    // A directory that is not a store: a clear error, exit 2.
+    let output = dyngraph(&["recover", temp_dir("not-a-store").to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// Ports free right now on 127.0.0.1 (held together so they differ).
+fn free_ports(count: usize) -> Vec<u16> {
+    let listeners: Vec<std::net::TcpListener> = (0..count)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    listeners
+        .iter()
+        .map(|l| l.local_addr().unwrap().port())
+        .collect()
+}
+
+#[test]
+fn distributed_replay_in_threads_and_two_processes_equals_one_machine() {
+    let single = replay_json(&[
+        "--store", "vcsr", "--batch", "2000", "--kernel", "pr,cc", "--verify",
+    ]);
+    let threads = replay_json(&[
+        "--store",
+        "vcsr",
+        "--batch",
+        "2000",
+        "--kernel",
+        "pr,cc",
+        "--verify",
+        "--workers",
+        "2",
+    ]);
+    for report in [&single, &threads] {
+        assert_eq!(report["stores"][0]["edges"], 59835);
+        assert_eq!(report["stores"][0]["kernels"]["cc"]["verified"], true);
+    }
+    assert_eq!(threads["distributed"][0]["cluster"]["workers"], 2);
+    let owned: u64 = threads["distributed"][0]["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["edges_owned"].as_u64().unwrap())
+        .sum();
+    assert_eq!(owned, 59835, "every edge owned by exactly one worker");
+
+    // Two processes on 127.0.0.1 from a host file.
+    let dir = temp_dir("hostfile");
+    let hostfile = dir.join("hosts.txt");
+    let ports = free_ports(2);
+    std::fs::write(
+        &hostfile,
+        ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let json = dir.join("report.json");
+    let spawn = |process: usize| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_dyngraph"));
+        command.args([
+            "replay",
+            "--store",
+            "vcsr",
+            "--batch",
+            "2000",
+            "--kernel",
+            "pr,cc",
+            "--verify",
+            "--hostfile",
+            hostfile.to_str().unwrap(),
+            "--process",
+            &process.to_string(),
+        ]);
+        if process == 0 {
+            command.args(["--json", json.to_str().unwrap()]);
+        }
+        command
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("starts")
+    };
+    let mut children = vec![spawn(0), spawn(1)];
+    // Bounded: no child outlives two minutes, whatever happens.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut statuses = vec![None, None];
+    while statuses.iter().any(Option::is_none) && std::time::Instant::now() < deadline {
+        for (child, status) in children.iter_mut().zip(&mut statuses) {
+            if status.is_none() {
+                *status = child.try_wait().expect("waits");
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for child in &mut children {
+        let _ = child.kill();
+    }
+    for (process, status) in statuses.iter().enumerate() {
+        let status = status.unwrap_or_else(|| panic!("process {process} did not finish in time"));
+        assert!(status.success(), "process {process}: {status}");
+    }
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let store = &report["stores"][0];
+    assert_eq!(store["edges"], single["stores"][0]["edges"]);
+    assert_eq!(store["kernels"]["pr"]["verified"], true);
+    assert_eq!(store["kernels"]["cc"]["verified"], true);
+    assert_eq!(report["distributed"][0]["cluster"]["processes"], 2);
+    let top_single = &single["stores"][0]["kernels"]["pr"]["top"][0]["id"];
+    assert_eq!(&store["kernels"]["pr"]["top"][0]["id"], top_single);
+}
+
+#[test]
+fn distributed_replay_refuses_what_needs_the_whole_stream() {
+    let output = dyngraph(&["replay", "--workers", "2", "--order", "shuffle"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("distributed replay"),
+        "{}",
+        stderr(&output)
+    );
+    let output = dyngraph(&["replay", "--workers", "2", "--store", "durable"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = dyngraph(&["replay", "--hostfile", "/nonexistent/hosts"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+// ---- issue 20, the reliability sweep: one test per defect ----
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/CollegeMsg.txt")
+}
+
+/// Converts the bundled sample to a binary Csr file at `path`.
+fn csr_file_of_the_sample(path: &Path) {
+    let output = dyngraph(&[
+        "convert",
+        sample().to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+/// Asserts a failure with exit code 2 and exactly one line on stderr,
+/// `error: ...`, in which no `: `-separated part is repeated (the source
+/// chain printed once), and returns that line.
+fn one_line_error(output: &Output) -> String {
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(output));
+    let text = stderr(output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    let line = lines[0];
+    assert!(line.starts_with("error: "), "{line}");
+    assert!(!line.contains("panicked"), "{line}");
+    let parts: Vec<&str> = line.split(": ").collect();
+    for (i, part) in parts.iter().enumerate() {
+        assert!(!parts[i + 1..].contains(part), "{part:?} twice in {line}");
+    }
+    line.to_string()
+}
+
+/// Issue 20: `dyngraph load g.dgcsr` and `dyngraph run pr g.dgcsr` parsed
+/// the binary file as text and failed at `1:1`.
+#[test]
+fn binary_csr_file_is_accepted_by_load_run_and_replay_whatever_its_extension() {
+    let dir = temp_dir("csr-input");
+    let written = dir.join("g.dgcsr");
+    csr_file_of_the_sample(&written);
+    for name in ["g.dgcsr", "g.txt", "g"] {
+        let path = dir.join(name);
+        if name != "g.dgcsr" {
+            std::fs::copy(&written, &path).unwrap();
+        }
+        let path = path.to_str().unwrap();
+
+        let output = dyngraph(&["load", path, "--json", "-"]);
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        let report: Value = serde_json::from_slice(&output.stdout).expect("json");
+        assert_eq!(report["input"], "binary-csr", "{name}");
+        assert_eq!(
+            (report["edges"].as_u64(), report["vertices"].as_u64()),
+            (Some(59_835), Some(1_900)),
+            "{name}"
+        );
+
+        for store in ["csr", "vcsr"] {
+            let output = dyngraph(&["run", "pr", path, "--store", store, "-n", "1", "--verify"]);
+            assert!(
+                output.status.success(),
+                "{name} {store}: {}",
+                stderr(&output)
+            );
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                stdout.contains("[verified]") && stdout.contains("59835 edges"),
+                "{name} {store}: {stdout}"
+            );
+        }
+
+        let report = replay_json(&[path, "--store", "vcsr", "--batch", "1000"]);
+        assert_eq!(report["input"]["edges"], 59_835, "{name}");
+        assert_eq!(report["stores"][0]["edges"], 59_835, "{name}");
+    }
+}
+
+#[test]
+fn run_gives_the_same_pagerank_from_the_binary_file_as_from_text() {
+    let dir = temp_dir("csr-same");
+    let path = dir.join("g.dgcsr");
+    csr_file_of_the_sample(&path);
+    let summary = |file: &Path| {
+        let output = dyngraph(&["run", "pr", file.to_str().unwrap(), "-n", "1"]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("trial 1:"))
+            .unwrap()
+            .to_string();
+        line.split("  ").nth(1).unwrap().to_string()
+    };
+    assert_eq!(summary(&path), summary(&sample()));
+}
+
+/// Issue 20: a corrupt or truncated binary file must be refused with the
+/// reason wherever it is read.
+#[test]
+fn truncated_binary_csr_file_is_refused_with_the_reason_by_every_command() {
+    let dir = temp_dir("csr-cut");
+    let path = dir.join("g.dgcsr");
+    csr_file_of_the_sample(&path);
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = dir.join("cut.dgcsr");
+    std::fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
+    let cut = cut.to_str().unwrap();
+    for args in [
+        vec!["load", cut],
+        vec!["run", "pr", cut],
+        vec!["run", "bfs", cut, "--store", "csrpp"],
+        vec!["replay", cut],
+    ] {
+        let line = one_line_error(&dyngraph(&args));
+        assert!(
+            line.starts_with(&format!("error: {cut}: not a valid binary Csr file: ")),
+            "{args:?}: {line}"
+        );
+        assert!(
+            line.ends_with("(the file is truncated; write it again)"),
+            "{line}"
+        );
+    }
+}
+
+/// Issue 20: `nonexist.el: No such file or directory (os error 2): No
+/// such file or directory (os error 2)`, `trunc.el.gz: unexpected end of
+/// file: unexpected end of file`, and `No such device (os error 19)` for a
+/// directory.
+#[test]
+fn errors_print_their_chain_once_with_the_path_and_a_remedy() {
+    let dir = temp_dir("chain");
+    let missing = dir.join("nonexist.el");
+    let line = one_line_error(&dyngraph(&["load", missing.to_str().unwrap()]));
+    assert_eq!(
+        line,
+        format!(
+            "error: {}: No such file or directory (os error 2) (check the path)",
+            missing.display()
+        )
+    );
+
+    let text: String = (0..20_000).map(|i| format!("{i} {}\n", i + 1)).collect();
+    let gzip = dir.join("whole.el.gz");
+    let output = dyngraph(&[
+        "convert",
+        sample().to_str().unwrap(),
+        gzip.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let bytes = std::fs::read(&gzip).unwrap();
+    let truncated = dir.join("trunc.el.gz");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    for command in ["load", "replay"] {
+        let line = one_line_error(&dyngraph(&[command, truncated.to_str().unwrap()]));
+        assert!(
+            line.starts_with(&format!(
+                "error: {}: gzip data ends early, at compressed byte {} of {}",
+                truncated.display(),
+                bytes.len() / 2,
+                bytes.len() / 2
+            )),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("the file is truncated; download or compress it again"),
+            "{line}"
+        );
+    }
+    drop(text);
+
+    for command in [vec!["load"], vec!["replay"], vec!["run", "pr"]] {
+        let mut args = command.clone();
+        args.push(dir.to_str().unwrap());
+        let line = one_line_error(&dyngraph(&args));
+        assert_eq!(
+            line,
+            format!(
+                "error: {}: is a directory, not a graph file (give the path of a file, not a \
+                 directory)",
+                dir.display()
+            ),
+            "{command:?}"
+        );
+    }
+}
+
+/// Issue 20: a Matrix Market `integer` file with the value `1.5` loaded
+/// without a word.
+#[test]
+fn matrix_market_integer_file_with_a_real_value_fails_at_its_line_and_column() {
+    let dir = temp_dir("mtx-int");
+    let path = dir.join("int.mtx");
+    std::fs::write(
+        &path,
+        "%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 3\n2 3 1.5\n",
+    )
+    .unwrap();
+    for command in ["load", "replay"] {
+        let line = one_line_error(&dyngraph(&[command, path.to_str().unwrap()]));
+        assert_eq!(
+            line,
+            format!(
+                "error: {}:4:5: value 1.5 is not an integer, but the Matrix Market header \
+                 declares the field 'integer' (fix the value, or declare the field 'real')",
+                path.display()
+            )
+        );
+    }
+}
+
+/// Issue 20: `replay --json /nonexistent/dir/x.json` ran the whole replay,
+/// then failed.
+#[test]
+fn unwritable_output_fails_at_once_before_any_work() {
+    let bad = "/nonexistent/dir/x.json";
+    let expected = "error: /nonexistent/dir/x.json: cannot create a file there: the directory \
+                    /nonexistent/dir does not exist (check the path)";
+    for args in [
+        vec!["replay", "--json", bad],
+        vec!["replay", "--csv", bad],
+        vec!["replay", "--plot", bad],
+        vec!["replay", "--json", "-", "--csv", bad],
+        vec!["load", sample().to_str().unwrap(), "--json", bad],
+        vec![
+            "convert",
+            sample().to_str().unwrap(),
+            "/nonexistent/dir/x.json.el",
+        ],
+        vec![
+            "gen",
+            "kron",
+            "--scale",
+            "4",
+            "-o",
+            "/nonexistent/dir/x.json.el",
+        ],
+    ] {
+        let output = dyngraph(&args);
+        let line = one_line_error(&output);
+        // Nothing was replayed, loaded, converted or generated first.
+        assert!(
+            output.stdout.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        if args.contains(&bad) {
+            assert_eq!(line, expected, "{args:?}");
+        } else {
+            assert!(line.contains("/nonexistent/dir does not exist"), "{line}");
+        }
+    }
+    // A directory as the output is refused by name.
+    let dir = temp_dir("out-dir");
+    let line = one_line_error(&dyngraph(&["replay", "--json", dir.to_str().unwrap()]));
+    assert!(
+        line.ends_with(": is a directory (give the path of a file, not a directory)"),
+        "{line}"
+    );
+}
+
+/// Issue 20: an input with no edges replayed to a table of `-0.0000`
+/// seconds.
+#[test]
+fn input_with_no_edges_says_there_is_nothing_to_replay() {
+    let dir = temp_dir("no-edges");
+    let comments = dir.join("comments.txt");
+    std::fs::write(&comments, "# a header\n% and nothing else\n").unwrap();
+    let mtx = dir.join("zero.mtx");
+    std::fs::write(
+        &mtx,
+        "%%MatrixMarket matrix coordinate pattern general\n5 5 0\n",
+    )
+    .unwrap();
+    for path in [comments, mtx] {
+        let output = dyngraph(&["replay", path.to_str().unwrap(), "--json", "-"]);
+        let line = one_line_error(&output);
+        assert_eq!(
+            line,
+            format!(
+                "error: nothing to replay: {} has no edges (only comments, blank lines or a \
+                 header); give a file with at least one edge",
+                path.display()
+            )
+        );
+        assert!(output.stdout.is_empty());
+    }
+}
+
+/// Runs `dyngraph args` under `sh` with the file-size limit at `blocks`
+/// (of `ulimit -f`), `SIGXFSZ` ignored when `ignore_signal` (a write past
+/// the limit then fails with `EFBIG`) or left to kill the process
+/// mid-write, as a crash would.
+fn dyngraph_size_limited(args: &[&str], blocks: u32, ignore_signal: bool) -> Output {
+    let trap = if ignore_signal { "trap '' XFSZ; " } else { "" };
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -f {blocks}; {trap}exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_dyngraph"))
+        .args(args)
+        .output()
+        .expect("sh runs")
+}
+
+fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect()
+}
+
+/// Issue 20: `convert` and the report writers wrote the final file in
+/// place, so a full disk or a crash mid-write left a truncated file under
+/// the final name and destroyed the previous one.
+#[test]
+fn a_write_cut_off_by_the_file_size_limit_keeps_the_previous_file() {
+    let dir = temp_dir("fsize");
+    let previous = b"the previous file, which must survive\n";
+    // 64 blocks of `ulimit -f` are 32 or 64 KiB, 8 are 4 or 8 KiB; every
+    // output below is larger than its limit (the binary file ~500 KB, the
+    // edge list ~600 KB, the CSV of four stores' timed groups ~20 KB), so
+    // each write is cut off mid-way.
+    let cases: [(&str, Vec<String>); 3] = [
+        (
+            "g.dgcsr",
+            vec!["convert".into(), sample().display().to_string()],
+        ),
+        (
+            "g.el",
+            vec!["convert".into(), sample().display().to_string()],
+        ),
+        (
+            "batches.csv",
+            vec![
+                "replay".into(),
+                "--store".into(),
+                "vcsr,pcsr,bal,csrpp".into(),
+                "--batch".into(),
+                "50".into(),
+                "--csv".into(),
+            ],
+        ),
+    ];
+    for (name, command) in &cases {
+        for ignore_signal in [true, false] {
+            let target = dir.join(name);
+            std::fs::write(&target, previous).unwrap();
+            let mut args: Vec<&str> = command.iter().map(String::as_str).collect();
+            args.push(target.to_str().unwrap());
+            // The CSV of timed groups is smaller: cut it off at 8 blocks.
+            let blocks = if name.ends_with(".csv") { 8 } else { 64 };
+            let output = dyngraph_size_limited(&args, blocks, ignore_signal);
+            assert!(
+                !output.status.success(),
+                "{name}: the write should have failed"
+            );
+            assert_eq!(
+                std::fs::read(&target).unwrap(),
+                previous,
+                "{name}: the previous file was damaged"
+            );
+            if ignore_signal {
+                // A clean error: exit 2, one line naming the file and the
+                // limit, and no temporary file left behind.
+                let line = one_line_error(&output);
+                assert!(
+                    line.starts_with(&format!("error: {}: File too large", target.display())),
+                    "{line}"
+                );
+                assert!(
+                    line.ends_with("(the file-size limit was reached (see `ulimit -f`))"),
+                    "{line}"
+                );
+                assert!(temporaries(&dir).is_empty(), "{:?}", temporaries(&dir));
+            } else {
+                // Killed mid-write like a crash: only a temporary file
+                // beside the target can be left; remove it.
+                for name in temporaries(&dir) {
+                    std::fs::remove_file(dir.join(name)).unwrap();
+                }
+            }
+        }
+    }
+    // Without the limit the same commands replace the file.
+    for (name, command) in &cases {
+        let target = dir.join(name);
+        let mut args: Vec<&str> = command.iter().map(String::as_str).collect();
+        args.push(target.to_str().unwrap());
+        let output = dyngraph(&args);
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        assert_ne!(std::fs::read(&target).unwrap(), previous, "{name}");
+    }
+}
+
+/// `dyngraph run pr g.el | head -1` panicked with "failed printing to
+/// stdout: Broken pipe" once `head` had gone.
+#[test]
+fn a_closed_stdout_ends_the_command_without_a_panic() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dyngraph"))
+        .args(["run", "pr", sample().to_str().unwrap(), "-n", "20"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // Read the first line, then close the pipe, as `head -1` does.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let message = stderr(&output);
+    assert!(!message.contains("panicked"), "{message}");
 }

@@ -53,7 +53,7 @@ fn main() -> ExitCode {
         }
     };
     let start = Instant::now();
-    let csr = match Csr::from_edges(&edges, CsrOptions::default().transpose(true)) {
+    let csr = match Csr::from_edges(&edges, CsrOptions::default().in_edges(true)) {
         Ok(csr) => csr,
         Err(error) => {
             eprintln!("error: {path}: {error}");

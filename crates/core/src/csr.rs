@@ -18,11 +18,17 @@
 //!   [`Csr::from_columns`] also reuses the caller's destination column for
 //!   the in-edges' sources.
 
+use crate::IdMap;
 use crate::hint::prefetch;
-use crate::traits::{Graph, InNeighbors, OutNeighbors, WeightedOutNeighbors};
-use crate::{DEFAULT_VERTEX_LIMIT, Edge, Error, Result, Semantics, VertexId, Weight, WeightedEdge};
+use crate::source::{EdgeChunk, EdgeChunks, EdgeColumns, EdgeSource, PREFETCH_AHEAD};
+use crate::store::{FromEdges, GraphStore, Snapshots, StoreOptions};
+use crate::traits::{EdgeWeights, Graph, InEdges, InNeighbors, OutNeighbors, WeightedOutNeighbors};
+use crate::{
+    Capability, DEFAULT_VERTEX_LIMIT, Error, Result, Semantics, VertexId, Weight, WeightedEdge,
+};
 use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// How to build a [`Csr`].
 #[derive(Clone, Debug)]
@@ -34,7 +40,7 @@ pub struct CsrOptions {
     /// [`DEFAULT_VERTEX_LIMIT`]).
     pub vertex_limit: usize,
     /// Also build the in-edges (the transpose), for pull kernels.
-    pub transpose: bool,
+    pub in_edges: bool,
     /// Sort each neighbour list by destination. Stable: equal destinations
     /// keep input order, and their weights move with them.
     pub sort: bool,
@@ -48,7 +54,7 @@ impl Default for CsrOptions {
         Self {
             vertex_count: None,
             vertex_limit: DEFAULT_VERTEX_LIMIT,
-            transpose: false,
+            in_edges: false,
             sort: false,
             dedupe: false,
         }
@@ -56,9 +62,9 @@ impl Default for CsrOptions {
 }
 
 impl CsrOptions {
-    /// Sets [`CsrOptions::transpose`].
-    pub fn transpose(mut self, transpose: bool) -> Self {
-        self.transpose = transpose;
+    /// Sets [`CsrOptions::in_edges`].
+    pub fn in_edges(mut self, in_edges: bool) -> Self {
+        self.in_edges = in_edges;
         self
     }
 
@@ -81,31 +87,6 @@ impl CsrOptions {
     }
 }
 
-/// A run of edges as parallel arrays (struct of arrays), the shape a parser's
-/// per-thread buffer has. [`Csr::from_chunks`] builds from a list of them
-/// without concatenating them first.
-#[derive(Clone, Copy, Debug)]
-pub struct EdgeChunk<'a> {
-    /// Sources.
-    pub src: &'a [VertexId],
-    /// Destinations, as long as `src`.
-    pub dst: &'a [VertexId],
-    /// Weights, as long as `src`, or `None`.
-    pub weights: Option<&'a [Weight]>,
-}
-
-/// Edge columns (struct of arrays) handed over to [`Csr::from_columns`],
-/// which reads the runs of them it is given and then reuses their memory.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct EdgeColumns {
-    /// Sources.
-    pub src: Vec<VertexId>,
-    /// Destinations, as long as `src`.
-    pub dst: Vec<VertexId>,
-    /// Weights, as long as `src`, or `None`.
-    pub weights: Option<Vec<Weight>>,
-}
-
 /// Immutable CSR: offsets (`u64`), targets (`u32`), optional weights (`f32`)
 /// and optional in-edges.
 ///
@@ -124,6 +105,9 @@ pub struct Csr {
     in_offsets: Option<Vec<u64>>,
     in_sources: Option<Vec<VertexId>>,
     semantics: Semantics,
+    /// The original ids, when the graph was loaded from sparse or string
+    /// ids; shared, since clones and views keep them.
+    ids: Option<Arc<IdMap>>,
 }
 
 /// A borrowed CSR over slices that live elsewhere (for example a memory-mapped
@@ -136,30 +120,34 @@ pub struct CsrView<'a> {
     in_offsets: Option<&'a [u64]>,
     in_sources: Option<&'a [VertexId]>,
     semantics: Semantics,
+    ids: Option<&'a IdMap>,
 }
 
 impl Csr {
-    /// Builds from a slice of edges, keeping input order within each vertex
-    /// unless `options` sort or dedupe.
-    pub fn from_edges(edges: &[Edge], options: CsrOptions) -> Result<Csr> {
-        build(&RecordSeq(edges), &options)
+    /// Builds from any [`EdgeSource`] — a slice of [`crate::Edge`] or
+    /// [`WeightedEdge`], edge columns, or per-thread buffers as
+    /// [`EdgeChunks`] — read in place: per-partition counts, a prefix sum
+    /// and a scatter (through buckets of vertices, see the module's cost
+    /// model), with no globally sorted edge list in between (GVEL's
+    /// scheme). Input order is kept within each vertex unless `options`
+    /// sort or dedupe; weights are kept when the source has them. The same
+    /// as [`FromEdges::from_edges`](crate::FromEdges::from_edges), without
+    /// the trait in scope.
+    ///
+    /// ```
+    /// use dyngraph_core::{Csr, CsrOptions, EdgeChunk, Graph, WeightedEdge};
+    /// let weighted = [WeightedEdge::new(0, 1, 0.5), WeightedEdge::new(1, 0, 2.0)];
+    /// let a = Csr::from_edges(&weighted, CsrOptions::default())?;
+    /// let (src, dst, w) = ([0, 1], [1, 0], [0.5, 2.0]);
+    /// let b = Csr::from_edges(&EdgeChunk::new(&src, &dst, Some(&w))?, CsrOptions::default())?;
+    /// assert_eq!(a, b);
+    /// # Ok::<(), dyngraph_core::Error>(())
+    /// ```
+    pub fn from_edges<S: EdgeSource + ?Sized>(edges: &S, options: CsrOptions) -> Result<Csr> {
+        build(edges, &options)
     }
 
-    /// Builds a weighted CSR from a slice of weighted edges.
-    pub fn from_weighted_edges(edges: &[WeightedEdge], options: CsrOptions) -> Result<Csr> {
-        build(&RecordSeq(edges), &options)
-    }
-
-    /// Builds from per-thread edge buffers, treated as one sequence in the
-    /// order given: per-partition counts, a prefix sum and a scatter (through
-    /// buckets of vertices, see the module's cost model), with no globally
-    /// sorted edge list in between (GVEL's scheme). Either every chunk has
-    /// weights or none does.
-    pub fn from_chunks(chunks: &[EdgeChunk<'_>], options: CsrOptions) -> Result<Csr> {
-        build(&ChunkSeq::new(chunks)?, &options)
-    }
-
-    /// As [`Csr::from_chunks`] over the runs `columns.src[run]`,
+    /// As [`Csr::from_edges`] over the runs `columns.src[run]`,
     /// `columns.dst[run]` (and weights) of each run in `runs`, in order; the
     /// columns are given up so that the build can reuse their memory once
     /// it has read them (the in-edges' sources go into the destination
@@ -168,13 +156,14 @@ impl Csr {
     /// [`Error::InvalidStructure`].
     ///
     /// ```
-    /// use dyngraph_core::{Csr, CsrOptions, EdgeColumns, InNeighbors};
+    /// use dyngraph_core::{Csr, CsrOptions, EdgeColumns, InEdges};
     /// // Slot 1 holds no edge (say, a comment line of the file parsed).
     /// let columns = EdgeColumns { src: vec![0, 9, 2], dst: vec![1, 9, 0], weights: None };
-    /// let csr = Csr::from_columns(columns, &[0..1, 2..3], CsrOptions::default().transpose(true))
+    /// let csr = Csr::from_columns(columns, &[0..1, 2..3], CsrOptions::default().in_edges(true))
     ///     .unwrap();
-    /// assert_eq!(csr.in_slice(0), &[2]);
+    /// assert_eq!(csr.in_edges()?.in_slice(0), &[2]);
     /// assert_eq!(csr.in_offsets(), Some(&[0, 1, 2, 2][..]));
+    /// # Ok::<(), dyngraph_core::Error>(())
     /// ```
     pub fn from_columns(
         columns: EdgeColumns,
@@ -201,6 +190,7 @@ impl Csr {
             in_offsets: None,
             in_sources: None,
             semantics,
+            ids: None,
         })
     }
 
@@ -223,7 +213,29 @@ impl Csr {
             in_offsets: self.in_offsets.as_deref(),
             in_sources: self.in_sources.as_deref(),
             semantics: self.semantics,
+            ids: self.ids.as_deref(),
         }
+    }
+
+    /// The original ids of the vertices (vertex `v` was `ids.original(v)`
+    /// in the input), when the graph was loaded from sparse integer or
+    /// string ids; `None` when the ids are the vertex ids.
+    pub fn ids(&self) -> Option<&IdMap> {
+        self.ids.as_deref()
+    }
+
+    /// The graph with the original ids of its vertices; an error unless
+    /// `ids` maps exactly `vertex_count()` vertices.
+    pub fn with_ids(mut self, ids: IdMap) -> Result<Csr> {
+        if ids.len() != self.offsets.len().saturating_sub(1) {
+            return Err(Error::InvalidStructure(format!(
+                "{} original ids for {} vertices",
+                ids.len(),
+                self.offsets.len().saturating_sub(1)
+            )));
+        }
+        self.ids = Some(Arc::new(ids));
+        Ok(self)
     }
 
     /// The offsets array: `offsets[v]..offsets[v + 1]` indexes `v`'s edges.
@@ -258,13 +270,8 @@ impl Csr {
         &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
     }
 
-    /// The in-neighbours of `v` as a slice (empty when not transposed).
-    #[inline]
-    pub fn in_slice(&self, v: VertexId) -> &[VertexId] {
-        in_slice(self.in_offsets.as_deref(), self.in_sources.as_deref(), v)
-    }
-
-    /// Heap bytes held by the arrays (capacity, not just length).
+    /// Heap bytes held by the arrays (capacity, not just length) and the
+    /// original ids, if any.
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         self.offsets.capacity() * size_of::<u64>()
@@ -281,6 +288,7 @@ impl Csr {
                 .in_sources
                 .as_ref()
                 .map_or(0, |s| s.capacity() * size_of::<VertexId>())
+            + self.ids.as_ref().map_or(0, |ids| ids.memory_bytes())
     }
 }
 
@@ -310,7 +318,27 @@ impl<'a> CsrView<'a> {
             in_offsets: in_edges.map(|(o, _)| o),
             in_sources: in_edges.map(|(_, s)| s),
             semantics,
+            ids: None,
         })
+    }
+
+    /// The view with the original ids of its vertices (see [`Csr::ids`]);
+    /// an error unless `ids` maps exactly its vertices.
+    pub fn with_ids(mut self, ids: &'a IdMap) -> Result<Self> {
+        if ids.len() != self.offsets.len().saturating_sub(1) {
+            return Err(Error::InvalidStructure(format!(
+                "{} original ids for {} vertices",
+                ids.len(),
+                self.offsets.len().saturating_sub(1)
+            )));
+        }
+        self.ids = Some(ids);
+        Ok(self)
+    }
+
+    /// See [`Csr::ids`].
+    pub fn ids(&self) -> Option<&'a IdMap> {
+        self.ids
     }
 
     /// Copies the view into an owned [`Csr`].
@@ -322,6 +350,7 @@ impl<'a> CsrView<'a> {
             in_offsets: self.in_offsets.map(<[u64]>::to_vec),
             in_sources: self.in_sources.map(<[VertexId]>::to_vec),
             semantics: self.semantics,
+            ids: self.ids.map(|ids| Arc::new(ids.clone())),
         }
     }
 
@@ -356,59 +385,87 @@ impl<'a> CsrView<'a> {
         let v = v as usize;
         &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
     }
+}
 
-    /// See [`Csr::in_slice`].
+/// The in-edges of a [`Csr`] or [`CsrView`] built with them: what
+/// [`InEdges::in_edges`] returns. Two slices; `in_slice` is the fastest way
+/// to read an in-list.
+#[derive(Clone, Copy, Debug)]
+pub struct CsrInEdges<'a> {
+    offsets: &'a [u64],
+    sources: &'a [VertexId],
+}
+
+impl<'a> CsrInEdges<'a> {
+    /// The in-neighbours of `v` as a slice, sorted by source.
     #[inline]
-    pub fn in_slice(&self, v: VertexId) -> &'a [VertexId] {
-        in_slice(self.in_offsets, self.in_sources, v)
+    pub fn in_slice(self, v: VertexId) -> &'a [VertexId] {
+        let v = v as usize;
+        &self.sources[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+
+    /// The in-edge offsets: `offsets[v]..offsets[v + 1]` indexes `v`'s
+    /// in-edges in [`CsrInEdges::sources`].
+    pub fn offsets(self) -> &'a [u64] {
+        self.offsets
+    }
+
+    /// All in-lists back to back.
+    pub fn sources(self) -> &'a [VertexId] {
+        self.sources
     }
 }
 
-#[inline]
-fn in_slice<'a>(
-    offsets: Option<&'a [u64]>,
-    sources: Option<&'a [VertexId]>,
-    v: VertexId,
-) -> &'a [VertexId] {
-    match (offsets, sources) {
-        (Some(offsets), Some(sources)) => {
-            let v = v as usize;
-            &sources[offsets[v] as usize..offsets[v + 1] as usize]
-        }
-        _ => &[],
-    }
-}
-
-/// `(neighbour, weight)` pairs of one vertex of a [`Csr`]; weight 1 when the
-/// graph has none.
-#[derive(Clone, Debug)]
-pub struct CsrWeightedNeighbors<'a> {
-    targets: std::slice::Iter<'a, VertexId>,
-    weights: Option<std::slice::Iter<'a, Weight>>,
-}
-
-impl Iterator for CsrWeightedNeighbors<'_> {
-    type Item = (VertexId, Weight);
+impl<'a> InNeighbors for CsrInEdges<'a> {
+    type InNeighbors = std::iter::Copied<std::slice::Iter<'a, VertexId>>;
 
     #[inline]
-    fn next(&mut self) -> Option<(VertexId, Weight)> {
-        let target = *self.targets.next()?;
-        let weight = match &mut self.weights {
-            Some(weights) => *weights.next()?,
-            None => 1.0,
-        };
-        Some((target, weight))
+    fn in_degree(self, v: VertexId) -> u64 {
+        self.offsets[v as usize + 1] - self.offsets[v as usize]
     }
 
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.targets.size_hint()
+    #[inline]
+    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors {
+        self.in_slice(v).iter().copied()
     }
 }
 
-impl ExactSizeIterator for CsrWeightedNeighbors<'_> {}
+/// The weighted out-edges of a weighted [`Csr`] or [`CsrView`]: what
+/// [`EdgeWeights::edge_weights`] returns.
+#[derive(Clone, Copy, Debug)]
+pub struct CsrWeights<'a> {
+    offsets: &'a [u64],
+    targets: &'a [VertexId],
+    weights: &'a [Weight],
+}
 
-/// The read traits for `Csr` and `CsrView`, written once over the inherent
-/// `out_slice`/`in_slice` both types have.
+impl<'a> CsrWeights<'a> {
+    /// The weights of `v`'s out-edges, parallel to its out-neighbours.
+    #[inline]
+    pub fn weight_slice(self, v: VertexId) -> &'a [Weight] {
+        let v = v as usize;
+        &self.weights[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+}
+
+impl<'a> WeightedOutNeighbors for CsrWeights<'a> {
+    type WeightedOutNeighbors = std::iter::Zip<
+        std::iter::Copied<std::slice::Iter<'a, VertexId>>,
+        std::iter::Copied<std::slice::Iter<'a, Weight>>,
+    >;
+
+    #[inline]
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors {
+        let range = self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize;
+        self.targets[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.weights[range].iter().copied())
+    }
+}
+
+/// The read traits for `Csr` and `CsrView`, written once over the fields
+/// both types have.
 macro_rules! impl_csr_read_traits {
     ($ty:ty) => {
         impl Graph for $ty {
@@ -444,45 +501,36 @@ macro_rules! impl_csr_read_traits {
             }
         }
 
-        impl InNeighbors for $ty {
-            type InNeighbors<'b>
-                = std::iter::Copied<std::slice::Iter<'b, VertexId>>
+        impl InEdges for $ty {
+            type InEdges<'b>
+                = CsrInEdges<'b>
             where
                 Self: 'b;
 
             #[inline]
-            fn has_in_edges(&self) -> bool {
-                self.in_offsets.is_some()
-            }
-
-            #[inline]
-            fn in_degree(&self, v: VertexId) -> u64 {
-                self.in_slice(v).len() as u64
-            }
-
-            #[inline]
-            fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_> {
-                self.in_slice(v).iter().copied()
+            fn in_edges(&self) -> Result<CsrInEdges<'_>> {
+                match (self.in_offsets.as_deref(), self.in_sources.as_deref()) {
+                    (Some(offsets), Some(sources)) => Ok(CsrInEdges { offsets, sources }),
+                    _ => Err(Error::missing("Csr", Capability::InEdges)),
+                }
             }
         }
 
-        impl WeightedOutNeighbors for $ty {
-            type WeightedOutNeighbors<'b>
-                = CsrWeightedNeighbors<'b>
+        impl EdgeWeights for $ty {
+            type EdgeWeights<'b>
+                = CsrWeights<'b>
             where
                 Self: 'b;
 
-            fn has_weights(&self) -> bool {
-                self.weights.is_some()
-            }
-
             #[inline]
-            fn out_neighbors_weighted(&self, v: VertexId) -> CsrWeightedNeighbors<'_> {
-                let range =
-                    self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize;
-                CsrWeightedNeighbors {
-                    targets: self.targets[range.clone()].iter(),
-                    weights: self.weights.as_ref().map(|w| w[range].iter()),
+            fn edge_weights(&self) -> Result<CsrWeights<'_>> {
+                match self.weights.as_deref() {
+                    Some(weights) => Ok(CsrWeights {
+                        offsets: &self.offsets,
+                        targets: &self.targets,
+                        weights,
+                    }),
+                    None => Err(Error::missing("Csr", Capability::Weights)),
                 }
             }
         }
@@ -491,6 +539,59 @@ macro_rules! impl_csr_read_traits {
 
 impl_csr_read_traits!(Csr);
 impl_csr_read_traits!(CsrView<'_>);
+
+impl From<StoreOptions> for CsrOptions {
+    /// Semantics become [`CsrOptions::dedupe`] (a simple graph is
+    /// deduplicated), in-edges [`CsrOptions::in_edges`]. A `Csr` keeps
+    /// weights whenever its input has them.
+    fn from(options: StoreOptions) -> Self {
+        CsrOptions {
+            vertex_limit: options.vertex_limit,
+            in_edges: options.in_edges,
+            dedupe: options.semantics == Semantics::Simple,
+            ..CsrOptions::default()
+        }
+    }
+}
+
+impl FromEdges for Csr {
+    type Options = CsrOptions;
+
+    fn from_edges<S: EdgeSource + ?Sized>(edges: &S, options: CsrOptions) -> Result<Self> {
+        build(edges, &options)
+    }
+}
+
+/// A `Csr` never changes, so its snapshot is a marker and its view the
+/// graph itself, borrowed: `O(1)` and no memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CsrSnapshot;
+
+impl Snapshots for Csr {
+    type Snapshot = CsrSnapshot;
+    type View<'a> = CsrView<'a>;
+
+    fn snapshot(&self) -> CsrSnapshot {
+        CsrSnapshot
+    }
+
+    fn view<'a>(&'a self, _: &'a CsrSnapshot) -> Result<CsrView<'a>> {
+        Ok(self.view())
+    }
+}
+
+impl GraphStore for Csr {
+    const NAME: &'static str = "Csr";
+
+    fn memory_bytes(&self) -> usize {
+        Csr::memory_bytes(self)
+    }
+
+    /// A copy of the arrays (the graph is already a `Csr`).
+    fn to_csr(&self) -> Result<Csr> {
+        Ok(self.clone())
+    }
+}
 
 fn validate(offsets: &[u64], targets: &[VertexId], weights: Option<&[Weight]>) -> Result<()> {
     let invalid = |message: String| Err(Error::InvalidStructure(message));
@@ -538,184 +639,27 @@ fn validate(offsets: &[u64], targets: &[VertexId], weights: Option<&[Weight]>) -
 // ---------------------------------------------------------------------------
 // Parallel build.
 
-/// An edge sequence the builder can walk by index range, in order.
-trait EdgeSeq: Sync {
-    fn len(&self) -> usize;
-    fn weighted(&self) -> bool;
-    fn for_each(&self, range: Range<usize>, f: impl FnMut(VertexId, VertexId, Weight));
-}
-
-/// One edge record of an array-of-structs input.
-trait EdgeRecord: Sync {
-    const WEIGHTED: bool;
-    fn parts(&self) -> (VertexId, VertexId, Weight);
-}
-
-impl EdgeRecord for Edge {
-    const WEIGHTED: bool = false;
-    #[inline]
-    fn parts(&self) -> (VertexId, VertexId, Weight) {
-        (self.src, self.dst, 1.0)
-    }
-}
-
-impl EdgeRecord for WeightedEdge {
-    const WEIGHTED: bool = true;
-    #[inline]
-    fn parts(&self) -> (VertexId, VertexId, Weight) {
-        (self.src, self.dst, self.weight)
-    }
-}
-
-struct RecordSeq<'a, E>(&'a [E]);
-
-impl<E: EdgeRecord> EdgeSeq for RecordSeq<'_, E> {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn weighted(&self) -> bool {
-        E::WEIGHTED
-    }
-
-    #[inline]
-    fn for_each(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
-        for record in &self.0[range] {
-            let (src, dst, weight) = record.parts();
-            f(src, dst, weight);
-        }
-    }
-}
-
-struct ChunkSeq<'a> {
-    chunks: &'a [EdgeChunk<'a>],
-    /// `starts[i]` is the global index of chunk `i`'s first edge; one extra
-    /// entry holds the total.
-    starts: Vec<usize>,
-    weighted: bool,
-}
-
-impl<'a> ChunkSeq<'a> {
-    fn new(chunks: &'a [EdgeChunk<'a>]) -> Result<Self> {
-        let weighted = chunks.first().is_some_and(|c| c.weights.is_some());
-        let mut starts = Vec::with_capacity(chunks.len() + 1);
-        let mut total = 0usize;
-        for (index, chunk) in chunks.iter().enumerate() {
-            if chunk.src.len() != chunk.dst.len() {
-                return Err(Error::InvalidStructure(format!(
-                    "chunk {index}: {} sources but {} destinations",
-                    chunk.src.len(),
-                    chunk.dst.len()
-                )));
-            }
-            match chunk.weights {
-                Some(w) if !weighted || w.len() != chunk.src.len() => {
-                    return Err(Error::InvalidStructure(format!(
-                        "chunk {index}: weights missing elsewhere or of the wrong length"
-                    )));
-                }
-                None if weighted => {
-                    return Err(Error::InvalidStructure(format!(
-                        "chunk {index} has no weights but chunk 0 has"
-                    )));
-                }
-                _ => {}
-            }
-            starts.push(total);
-            total += chunk.src.len();
-        }
-        starts.push(total);
-        Ok(Self {
-            chunks,
-            starts,
-            weighted,
-        })
-    }
-}
-
-impl EdgeSeq for ChunkSeq<'_> {
-    fn len(&self) -> usize {
-        *self.starts.last().unwrap_or(&0)
-    }
-
-    fn weighted(&self) -> bool {
-        self.weighted
-    }
-
-    fn for_each(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
-        if range.is_empty() {
-            return;
-        }
-        // The chunk holding `range.start`: the last one starting at or before it.
-        let mut index = self.starts.partition_point(|&s| s <= range.start) - 1;
-        let mut position = range.start;
-        while position < range.end {
-            let chunk = &self.chunks[index];
-            let chunk_start = self.starts[index];
-            let local = position - chunk_start..(range.end - chunk_start).min(chunk.src.len());
-            let (src, dst) = (&chunk.src[local.clone()], &chunk.dst[local.clone()]);
-            // Sixteen edges (one cache line of each column) per prefetch.
-            const LINE: usize = 16;
-            match chunk.weights {
-                Some(weights) => {
-                    let weights = &weights[local.clone()];
-                    for (line, ((src, dst), weights)) in src
-                        .chunks(LINE)
-                        .zip(dst.chunks(LINE))
-                        .zip(weights.chunks(LINE))
-                        .enumerate()
-                    {
-                        let ahead = line * LINE + PREFETCH_AHEAD;
-                        prefetch(chunk.src, local.start + ahead);
-                        prefetch(chunk.dst, local.start + ahead);
-                        prefetch(chunk.weights.unwrap_or_default(), local.start + ahead);
-                        for ((&s, &d), &w) in src.iter().zip(dst).zip(weights) {
-                            f(s, d, w);
-                        }
-                    }
-                }
-                None => {
-                    for (line, (src, dst)) in src.chunks(LINE).zip(dst.chunks(LINE)).enumerate() {
-                        let ahead = line * LINE + PREFETCH_AHEAD;
-                        prefetch(chunk.src, local.start + ahead);
-                        prefetch(chunk.dst, local.start + ahead);
-                        for (&s, &d) in src.iter().zip(dst) {
-                            f(s, d, 1.0);
-                        }
-                    }
-                }
-            }
-            position += local.len();
-            index += 1;
-        }
-    }
-}
-
-/// How far ahead (in elements of 4 bytes, so 2 KiB) the build asks for the
-/// arrays it reads sequentially: the edge chunks in stages 1 and 2 and each
-/// bucket's slots in stage 3 (hundreds of megabytes for a loaded file). The
-/// hardware prefetcher stops at every 4 KiB page; asking early hides the
-/// wait at each page start (measured: 5-7% less CPU for the chunk walk,
-/// 4-6% less for stage 3). The walk over a built CSR (the transpose's
-/// input) showed no gain and has none.
-const PREFETCH_AHEAD: usize = 512;
-
 /// The edges of a built CSR, read back as a sequence (used for the transpose).
 struct CsrSeq<'a> {
     offsets: &'a [u64],
     targets: &'a [VertexId],
 }
 
-impl EdgeSeq for CsrSeq<'_> {
+impl EdgeSource for CsrSeq<'_> {
     fn len(&self) -> usize {
         self.targets.len()
     }
 
-    fn weighted(&self) -> bool {
+    fn is_weighted(&self) -> bool {
         false
     }
 
-    fn for_each(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
+    fn edge(&self, i: usize) -> WeightedEdge {
+        let v = self.offsets.partition_point(|&o| o <= i as u64) - 1;
+        WeightedEdge::new(v as VertexId, self.targets[i], 1.0)
+    }
+
+    fn for_each_in(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
         if range.is_empty() {
             return;
         }
@@ -736,17 +680,22 @@ impl EdgeSeq for CsrSeq<'_> {
 /// Swaps source and destination.
 struct Reversed<S>(S);
 
-impl<S: EdgeSeq> EdgeSeq for Reversed<S> {
+impl<S: EdgeSource> EdgeSource for Reversed<S> {
     fn len(&self) -> usize {
         self.0.len()
     }
 
-    fn weighted(&self) -> bool {
+    fn is_weighted(&self) -> bool {
         false
     }
 
-    fn for_each(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
-        self.0.for_each(range, |s, d, w| f(d, s, w));
+    fn edge(&self, i: usize) -> WeightedEdge {
+        let e = self.0.edge(i);
+        WeightedEdge::new(e.dst, e.src, 1.0)
+    }
+
+    fn for_each_in(&self, range: Range<usize>, mut f: impl FnMut(VertexId, VertexId, Weight)) {
+        self.0.for_each_in(range, |s, d, w| f(d, s, w));
     }
 }
 
@@ -809,13 +758,13 @@ fn carve<T>(
     pieces
 }
 
-fn build<S: EdgeSeq>(seq: &S, options: &CsrOptions) -> Result<Csr> {
+fn build<S: EdgeSource + ?Sized>(seq: &S, options: &CsrOptions) -> Result<Csr> {
     build_with(seq, options, in_edges_for(options))
 }
 
 /// How [`build_with`] makes the in-edges, when asked for.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum InEdges {
+enum InEdgeBuild {
     /// In the scatter's stage 3 ([`InEdgeHandoff`]) for graphs of up to
     /// 2^24 vertices, otherwise as `FromCsr`. Not with dedupe.
     Fused,
@@ -824,7 +773,11 @@ enum InEdges {
     FromCsr,
 }
 
-fn build_with<S: EdgeSeq>(seq: &S, options: &CsrOptions, in_edges: InEdges) -> Result<Csr> {
+fn build_with<S: EdgeSource + ?Sized>(
+    seq: &S,
+    options: &CsrOptions,
+    in_edges: InEdgeBuild,
+) -> Result<Csr> {
     let mut scratch = ScatterScratch::default();
     let bucketed = bucket_for_build(seq, options, &mut scratch)?;
     Ok(finish_build(bucketed, options, in_edges, &mut scratch))
@@ -859,7 +812,7 @@ fn build_from_columns(
                 weights: weights.as_ref().map(|w| &w[run.clone()]),
             });
         }
-        bucket_for_build(&ChunkSeq::new(&chunks)?, options, &mut scratch)?
+        bucket_for_build(&EdgeChunks::new(&chunks)?, options, &mut scratch)?
     };
     drop((src, weights));
     scratch.spare = dst;
@@ -871,19 +824,19 @@ fn build_from_columns(
     ))
 }
 
-/// The in-edges' construction for `options` (see [`InEdges`]).
-fn in_edges_for(options: &CsrOptions) -> InEdges {
+/// The in-edges' construction for `options` (see [`InEdgeBuild`]).
+fn in_edges_for(options: &CsrOptions) -> InEdgeBuild {
     // Deduping changes the edges after the scatter, so the in-edges must
     // come from the deduped CSR.
     if options.dedupe {
-        InEdges::FromCsr
+        InEdgeBuild::FromCsr
     } else {
-        InEdges::Fused
+        InEdgeBuild::Fused
     }
 }
 
 /// The vertex count (checked) and the scatter's stages 1 and 2.
-fn bucket_for_build<S: EdgeSeq>(
+fn bucket_for_build<S: EdgeSource + ?Sized>(
     seq: &S,
     options: &CsrOptions,
     scratch: &mut ScatterScratch,
@@ -897,7 +850,7 @@ fn bucket_for_build<S: EdgeSeq>(
             .par_iter()
             .map(|range| {
                 let mut max: Option<VertexId> = None;
-                seq.for_each(range.clone(), |s, d, _| max = max.max(Some(s.max(d))));
+                seq.for_each_in(range.clone(), |s, d, _| max = max.max(Some(s.max(d))));
                 max
             })
             .max()
@@ -926,8 +879,11 @@ fn bucket_for_build<S: EdgeSeq>(
                     return Err(out_of_range(id, count));
                 }
                 (Some(count), _) => count,
-                (None, Some(id)) => id as usize + 1,
-                (None, None) => 0,
+                // A declared count may add isolated vertices past the ids.
+                (None, id) => seq
+                    .declared_vertex_count()
+                    .unwrap_or(0)
+                    .max(id.map_or(0, |id| id as usize + 1)),
             };
             if vertex_count > options.vertex_limit {
                 return Err(vertex_limit(vertex_count));
@@ -943,11 +899,11 @@ fn bucket_for_build<S: EdgeSeq>(
 fn finish_build(
     bucketed: Bucketed,
     options: &CsrOptions,
-    in_edges: InEdges,
+    in_edges: InEdgeBuild,
     scratch: &mut ScatterScratch,
 ) -> Csr {
-    debug_assert!(!(options.dedupe && in_edges == InEdges::Fused));
-    let fuse = options.transpose && in_edges == InEdges::Fused;
+    debug_assert!(!(options.dedupe && in_edges == InEdgeBuild::Fused));
+    let fuse = options.in_edges && in_edges == InEdgeBuild::Fused;
     let Scattered {
         mut offsets,
         mut targets,
@@ -967,7 +923,7 @@ fn finish_build(
     // way); deduping does not, and then `fuse` was off.
     let (in_offsets, in_sources) = match in_edges {
         Some((o, s)) => (Some(o), Some(s)),
-        None if options.transpose => {
+        None if options.in_edges => {
             let (o, s) = transpose_with(&offsets, &targets, scratch);
             (Some(o), Some(s))
         }
@@ -985,6 +941,7 @@ fn finish_build(
         in_offsets,
         in_sources,
         semantics,
+        ids: None,
     }
 }
 
@@ -1101,7 +1058,7 @@ const SCATTER_BUCKETS: usize = 256;
 ///
 /// An id at or past `vertex_count` is reported as [`IdOutOfRange`] (the
 /// caller finds the largest id for the message).
-fn scatter<S: EdgeSeq>(
+fn scatter<S: EdgeSource + ?Sized>(
     seq: &S,
     vertex_count: usize,
     edge_ranges: &[Range<usize>],
@@ -1114,7 +1071,7 @@ fn scatter<S: EdgeSeq>(
 
 /// The scatter's stages 1 and 2 (see [`scatter`]), the only ones that read
 /// the input: the bucketed sources and destinations are left in `scratch`.
-fn bucket_edges<S: EdgeSeq>(
+fn bucket_edges<S: EdgeSource + ?Sized>(
     seq: &S,
     vertex_count: usize,
     edge_ranges: &[Range<usize>],
@@ -1131,7 +1088,7 @@ fn bucket_edges<S: EdgeSeq>(
         .map(|range| {
             let mut per_bucket = vec![0u64; buckets.len()];
             let mut in_range = true;
-            seq.for_each(range.clone(), |s, d, _| {
+            seq.for_each_in(range.clone(), |s, d, _| {
                 in_range &= (s as usize) < vertex_count && (d as usize) < vertex_count;
                 // An id past the count may land in no bucket; the error is
                 // reported below.
@@ -1169,7 +1126,7 @@ fn bucket_edges<S: EdgeSeq>(
     // one slice per (partition, bucket) and each partition writes only its
     // own slices: no shared writes.
     let (bucketed_src, bucketed_dst) = scratch.arrays(edge_count);
-    let mut bucketed_weights = seq.weighted().then(|| vec![0.0 as Weight; edge_count]);
+    let mut bucketed_weights = seq.is_weighted().then(|| vec![0.0 as Weight; edge_count]);
     let partitions = bucket_cursors.len();
     let slot_count = |p: usize, b: usize| -> usize {
         let end = match bucket_cursors.get(p + 1) {
@@ -1194,7 +1151,7 @@ fn bucket_edges<S: EdgeSeq>(
         .zip(weight_pieces)
         .for_each(|(((range, mut src), mut dst), mut weights)| {
             let mut filled = vec![0usize; src.len()];
-            seq.for_each(range.clone(), |s, d, w| {
+            seq.for_each_in(range.clone(), |s, d, w| {
                 // Ids were checked in stage 1; the walk is the same, so
                 // every bucket receives exactly the edges it counted.
                 let b = (s >> shift) as usize;
@@ -1623,6 +1580,7 @@ fn dedup_sorted_in_place(list: &mut [VertexId]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Edge;
     use proptest::prelude::*;
 
     /// Both ways of building the in-edges, in a pool of `threads`.
@@ -1640,13 +1598,13 @@ mod tests {
             let plain: Vec<Edge> = edges.iter().map(|e| Edge::new(e.src, e.dst)).collect();
             let both = |in_edges| {
                 if weighted {
-                    build_with(&RecordSeq(edges), options, in_edges)
+                    build_with(edges, options, in_edges)
                 } else {
-                    build_with(&RecordSeq(&plain[..]), options, in_edges)
+                    build_with(&plain[..], options, in_edges)
                 }
                 .expect("valid edges")
             };
-            (both(InEdges::Fused), both(InEdges::FromCsr))
+            (both(InEdgeBuild::Fused), both(InEdgeBuild::FromCsr))
         })
     }
 
@@ -1678,18 +1636,18 @@ mod tests {
             weighted in any::<bool>(),
             threads in 1usize..=2,
         ) {
-            let mut options = CsrOptions::default().transpose(true).sort(sort);
+            let mut options = CsrOptions::default().in_edges(true).sort(sort);
             if given_count {
                 options = options.vertex_count(vertex_count as usize);
             }
             let (fused, from_csr) = fused_and_from_csr(&edges, weighted, &options, threads);
             prop_assert_eq!(&fused, &from_csr);
-            let without = fused_and_from_csr(&edges, weighted, &options.clone().transpose(false), threads).0;
+            let without = fused_and_from_csr(&edges, weighted, &options.clone().in_edges(false), threads).0;
             prop_assert_eq!(&without.with_transpose(), &from_csr);
 
             let vertex_count = from_csr.offsets().len() - 1;
             let scattered = scatter(
-                &RecordSeq(&edges[..]),
+                &edges[..],
                 vertex_count,
                 &even_ranges(edges.len(), 3),
                 &mut ScatterScratch::default(),
@@ -1727,14 +1685,18 @@ mod tests {
             .collect();
         assert_eq!(bucket_shift(1 << 24), HANDOFF_MAX_SHIFT);
         for threads in [1, 2] {
-            let empty = CsrOptions::default().transpose(true);
+            let empty = CsrOptions::default().in_edges(true);
             let (fused, from_csr) = fused_and_from_csr(&[], false, &empty, threads);
             assert_eq!((fused.in_offsets(), &fused), (Some(&[0u64][..]), &from_csr));
-            let options = CsrOptions::default().transpose(true);
+            let options = CsrOptions::default().in_edges(true);
             let (fused, from_csr) = fused_and_from_csr(&edges, true, &options, threads);
             assert_eq!(fused, from_csr);
-            assert_eq!(fused.in_slice(0)[..3], [0, 1, 65_535]);
-            assert_eq!(fused.in_slice(0)[fused.in_slice(0).len() - 2..], [top, top]);
+            let incoming = fused.in_edges().unwrap();
+            assert_eq!(incoming.in_slice(0)[..3], [0, 1, 65_535]);
+            assert_eq!(
+                incoming.in_slice(0)[incoming.in_slice(0).len() - 2..],
+                [top, top]
+            );
             let wider = options.vertex_count((1 << 24) + 1);
             let (fused, from_csr) = fused_and_from_csr(&edges, false, &wider, threads);
             assert_eq!(fused, from_csr);
@@ -1765,12 +1727,12 @@ mod tests {
                     }
                 })
                 .collect();
-            let seq = ChunkSeq::new(&chunks).expect("consistent chunks");
+            let seq = EdgeChunks::new(&chunks).expect("consistent chunks");
             let points = [0, 1, 16, 17, 40, 600, 733, 1500, total - 1, total];
             for &from in &points {
                 for &to in points.iter().filter(|&&to| to >= from) {
                     let mut seen = Vec::new();
-                    seq.for_each(from..to, |s, d, w| seen.push((s, d, w)));
+                    seq.for_each_in(from..to, |s, d, w| seen.push((s, d, w)));
                     let expected: Vec<(VertexId, VertexId, Weight)> = (from..to)
                         .map(|i| (src[i], dst[i], if weighted { weights[i] } else { 1.0 }))
                         .collect();

@@ -1,28 +1,32 @@
 //! Core types and traits of dyngraph: vertex ids, edges, the read and update
-//! traits every store implements, the error type, and [`Csr`], the immutable
-//! baseline every dynamic store is measured against.
+//! traits every store implements, the store contract, the error type, and
+//! [`Csr`], the immutable baseline every dynamic store is measured against.
 //!
 //! # Traits
 //!
 //! | trait | what it answers |
 //! |---|---|
-//! | [`Graph`] | vertex and edge counts, [`Semantics`] |
-//! | [`OutNeighbors`] | out-degree and out-neighbours |
-//! | [`InNeighbors`] | in-degree and in-neighbours, when kept ([`InNeighbors::has_in_edges`]) |
-//! | [`WeightedOutNeighbors`] | out-edges with `f32` weights (1.0 when none are stored) |
-//! | [`GraphUpdate`] | insert/delete one edge or a batch, add vertices, each reporting what changed |
+//! | [`Graph`] | vertex count (`usize`), edge count (`u64`), [`Semantics`] |
+//! | [`OutNeighbors`] | out-degree and out-neighbours; [`OutNeighbors::edges`] |
+//! | [`InEdges`] | the in-edges as an [`InNeighbors`] handle, or [`Error::MissingCapability`] |
+//! | [`EdgeWeights`] | the weighted out-edges as a [`WeightedOutNeighbors`] handle, or [`Error::MissingCapability`] |
+//! | [`ReadGraph`] | all of the above: what kernels take |
+//! | [`GraphUpdate`] | insert/delete one edge or a batch from any [`EdgeSource`], add vertices, each reporting what changed |
+//! | [`FromEdges`], [`Snapshots`], [`GraphStore`] | the store contract: bulk build, snapshots, memory, freeze to [`Csr`] ([`store`](GraphStore) docs) |
 //!
 //! A kernel is written once against these and runs on every store. The
 //! neighbour iterators are associated types, so on [`Csr`] a kernel's loop
-//! is a plain slice walk.
+//! is a plain slice walk. A capability a store was built without (in-edges,
+//! weights) is an error when asked for, never an empty list or a default
+//! weight.
 //!
 //! # Example: build a `Csr` and walk it through the traits
 //!
 //! ```
-//! use dyngraph_core::{Csr, CsrOptions, Edge, Graph, InNeighbors, OutNeighbors};
+//! use dyngraph_core::{Csr, CsrOptions, Edge, Graph, InEdges, InNeighbors, OutNeighbors};
 //!
 //! let edges = [Edge::new(0, 1), Edge::new(0, 2), Edge::new(1, 2), Edge::new(2, 0)];
-//! let csr = Csr::from_edges(&edges, CsrOptions::default().transpose(true))?;
+//! let csr = Csr::from_edges(&edges, CsrOptions::default().in_edges(true))?;
 //!
 //! // A function written against the traits works on any store.
 //! fn out_degree_sum<G: OutNeighbors>(g: &G) -> u64 {
@@ -30,8 +34,12 @@
 //! }
 //! assert_eq!(out_degree_sum(&csr), csr.edge_count());
 //! assert_eq!(csr.out_neighbors(0).collect::<Vec<_>>(), [1, 2]);
-//! assert!(csr.has_in_edges());
-//! assert_eq!(csr.in_neighbors(2).collect::<Vec<_>>(), [0, 1]);
+//! let incoming = csr.in_edges()?; // checked once
+//! assert_eq!(incoming.in_neighbors(2).collect::<Vec<_>>(), [0, 1]);
+//!
+//! // Without in-edges, asking for them is an error that says what to do.
+//! let out_only = Csr::from_edges(&edges, CsrOptions::default())?;
+//! assert!(out_only.in_edges().unwrap_err().to_string().contains("without in-edges"));
 //! # Ok::<(), dyngraph_core::Error>(())
 //! ```
 //!
@@ -45,23 +53,35 @@
 //! # Testing support
 //!
 //! With the `testing` feature, `testing::ReferenceGraph` is a plain
-//! adjacency model and `testing::compare_with_model` checks any store
-//! against it vertex by vertex.
+//! adjacency model, `testing::compare_with_model` checks any store against
+//! it vertex by vertex, and `testing::check_contract` drives any
+//! [`DynamicStore`] through the whole contract (builds, updates, snapshots
+//! taken mid-stream, `edges()`, `to_csr()`, capabilities) against it.
 #![deny(missing_docs)]
 
+pub mod cow;
 mod csr;
+mod edges;
 mod error;
 pub mod hint;
+mod ids;
+mod source;
+mod store;
 mod traits;
 mod types;
 
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use csr::{Csr, CsrOptions, CsrView, CsrWeightedNeighbors, EdgeChunk, EdgeColumns};
-pub use error::{Error, Location, ParseErrorKind, Result};
+pub use csr::{Csr, CsrInEdges, CsrOptions, CsrSnapshot, CsrView, CsrWeights};
+pub use edges::{Edges, WeightedEdges};
+pub use error::{Capability, Error, Location, ParseErrorKind, Result};
+pub use ids::{IdKind, IdMap, OriginalId};
+pub use source::{EdgeChunk, EdgeChunks, EdgeColumns, EdgeRecord, EdgeSource};
+pub use store::{DynamicStore, FromEdges, GraphStore, MaintenanceStats, Snapshots, StoreOptions};
 pub use traits::{
-    Graph, GraphUpdate, InNeighbors, OutNeighbors, WeightedOutNeighbors, check_limit,
+    EdgeWeights, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph, UnitWeights,
+    WeightedOutNeighbors, check_limit,
 };
 pub use types::{
     DEFAULT_VERTEX_LIMIT, Edge, Semantics, Timestamp, TimestampedEdge, UpdateReport, VertexId,

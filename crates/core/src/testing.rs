@@ -1,5 +1,6 @@
-//! Test support: a reference adjacency model and a store-vs-model
-//! comparison. Enabled by the `testing` feature; every store's tests use it.
+//! Test support: a reference adjacency model, a store-vs-model comparison,
+//! and the store-contract check every store's tests run. Enabled by the
+//! `testing` feature.
 //!
 //! ```
 //! use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
@@ -12,12 +13,19 @@
 //! compare_with_model(&csr, &model).unwrap();
 //! ```
 
-use crate::traits::{Graph, GraphUpdate, InNeighbors, OutNeighbors, WeightedOutNeighbors};
-use crate::{DEFAULT_VERTEX_LIMIT, Result, Semantics, VertexId, Weight, check_limit};
+use crate::traits::{
+    EdgeWeights, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph,
+    WeightedOutNeighbors,
+};
+use crate::{
+    Capability, DEFAULT_VERTEX_LIMIT, DynamicStore, Edge, Error, Result, Semantics, StoreOptions,
+    VertexId, Weight, WeightedEdge, check_limit,
+};
+use proptest::prelude::*;
 use std::ops::Range;
 
 /// The obviously-correct model: per vertex, its out-edges in insertion order
-/// and its in-neighbours, in plain `Vec`s.
+/// and its in-neighbours, in plain `Vec`s. Keeps in-edges and weights.
 #[derive(Clone, Debug, Default)]
 pub struct ReferenceGraph {
     semantics: Semantics,
@@ -40,14 +48,6 @@ impl ReferenceGraph {
             self.out.resize_with(vertex_count, Vec::new);
             self.incoming.resize_with(vertex_count, Vec::new);
         }
-    }
-
-    /// Every edge as `(src, dst, weight)`, by source then insertion order.
-    pub fn edges(&self) -> impl Iterator<Item = (VertexId, VertexId, Weight)> + '_ {
-        self.out.iter().enumerate().flat_map(|(src, list)| {
-            list.iter()
-                .map(move |&(dst, weight)| (src as VertexId, dst, weight))
-        })
     }
 
     /// Whether `src -> dst` exists.
@@ -87,31 +87,43 @@ impl OutNeighbors for ReferenceGraph {
     }
 }
 
-impl InNeighbors for ReferenceGraph {
-    type InNeighbors<'a> = std::iter::Copied<std::slice::Iter<'a, VertexId>>;
+/// The model's in-edges and weights: a reference to it.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelLists<'a>(&'a ReferenceGraph);
 
-    fn has_in_edges(&self) -> bool {
-        true
+impl<'a> InNeighbors for ModelLists<'a> {
+    type InNeighbors = std::iter::Copied<std::slice::Iter<'a, VertexId>>;
+
+    fn in_degree(self, v: VertexId) -> u64 {
+        self.0.incoming[v as usize].len() as u64
     }
 
-    fn in_degree(&self, v: VertexId) -> u64 {
-        self.incoming[v as usize].len() as u64
-    }
-
-    fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_> {
-        self.incoming[v as usize].iter().copied()
+    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors {
+        self.0.incoming[v as usize].iter().copied()
     }
 }
 
-impl WeightedOutNeighbors for ReferenceGraph {
-    type WeightedOutNeighbors<'a> = std::iter::Copied<std::slice::Iter<'a, (VertexId, Weight)>>;
+impl<'a> WeightedOutNeighbors for ModelLists<'a> {
+    type WeightedOutNeighbors = std::iter::Copied<std::slice::Iter<'a, (VertexId, Weight)>>;
 
-    fn has_weights(&self) -> bool {
-        true
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors {
+        self.0.out[v as usize].iter().copied()
     }
+}
 
-    fn out_neighbors_weighted(&self, v: VertexId) -> Self::WeightedOutNeighbors<'_> {
-        self.out[v as usize].iter().copied()
+impl InEdges for ReferenceGraph {
+    type InEdges<'a> = ModelLists<'a>;
+
+    fn in_edges(&self) -> Result<ModelLists<'_>> {
+        Ok(ModelLists(self))
+    }
+}
+
+impl EdgeWeights for ReferenceGraph {
+    type EdgeWeights<'a> = ModelLists<'a>;
+
+    fn edge_weights(&self) -> Result<ModelLists<'_>> {
+        Ok(ModelLists(self))
     }
 }
 
@@ -172,14 +184,19 @@ impl GraphUpdate for ReferenceGraph {
     }
 }
 
+fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort_unstable();
+    items
+}
+
 /// Compares a store with the model, vertex by vertex: vertex and edge
 /// counts, and each out-list as a multiset (a set under simple semantics)
 /// of neighbours — with weights when the store keeps them — and the in-lists
 /// when the store keeps in-edges. Returns the first difference found.
-pub fn compare_with_model<G>(store: &G, model: &ReferenceGraph) -> Result<(), String>
-where
-    G: OutNeighbors + InNeighbors + WeightedOutNeighbors,
-{
+pub fn compare_with_model<G: ReadGraph + ?Sized>(
+    store: &G,
+    model: &ReferenceGraph,
+) -> Result<(), String> {
     if store.vertex_count() != model.vertex_count() {
         return Err(format!(
             "vertex count: store has {}, model has {}",
@@ -194,6 +211,9 @@ where
             model.edge_count()
         ));
     }
+    let want_lists = ModelLists(model);
+    let weights = store.edge_weights().ok();
+    let incoming = store.in_edges().ok();
     for v in 0..model.vertex_count() as VertexId {
         if store.out_degree(v) != model.out_degree(v) {
             return Err(format!(
@@ -202,43 +222,308 @@ where
                 model.out_degree(v)
             ));
         }
-        if store.has_weights() {
-            let mut got: Vec<(VertexId, u32)> = store
-                .out_neighbors_weighted(v)
-                .map(|(d, w)| (d, w.to_bits()))
-                .collect();
-            let mut want: Vec<(VertexId, u32)> = model
-                .out_neighbors_weighted(v)
-                .map(|(d, w)| (d, w.to_bits()))
-                .collect();
-            got.sort_unstable();
-            want.sort_unstable();
+        if let Some(weights) = weights {
+            let got = sorted(
+                weights
+                    .out_neighbors_weighted(v)
+                    .map(|(d, w)| (d, w.to_bits()))
+                    .collect(),
+            );
+            let want = sorted(
+                want_lists
+                    .out_neighbors_weighted(v)
+                    .map(|(d, w)| (d, w.to_bits()))
+                    .collect(),
+            );
             if got != want {
                 return Err(format!(
                     "vertex {v}: weighted out-edges {got:?} in the store, {want:?} in the model"
                 ));
             }
         }
-        let mut got: Vec<VertexId> = store.out_neighbors(v).collect();
-        let mut want: Vec<VertexId> = model.out_neighbors(v).collect();
-        got.sort_unstable();
-        want.sort_unstable();
+        let got = sorted(store.out_neighbors(v).collect::<Vec<_>>());
+        let want = sorted(model.out_neighbors(v).collect::<Vec<_>>());
         if got != want {
             return Err(format!(
                 "vertex {v}: out-neighbours {got:?} in the store, {want:?} in the model"
             ));
         }
-        if store.has_in_edges() {
-            let mut got: Vec<VertexId> = store.in_neighbors(v).collect();
-            let mut want: Vec<VertexId> = model.in_neighbors(v).collect();
-            got.sort_unstable();
-            want.sort_unstable();
-            if got != want || store.in_degree(v) != got.len() as u64 {
+        if let Some(incoming) = incoming {
+            let got = sorted(incoming.in_neighbors(v).collect::<Vec<_>>());
+            let want = sorted(want_lists.in_neighbors(v).collect::<Vec<_>>());
+            if got != want || incoming.in_degree(v) != got.len() as u64 {
                 return Err(format!(
                     "vertex {v}: in-neighbours {got:?} (in-degree {}) in the store, {want:?} in the model",
-                    store.in_degree(v)
+                    incoming.in_degree(v)
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// One step of a contract check.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// `insert_weighted_edge`.
+    Insert(WeightedEdge),
+    /// `delete_edge`.
+    Delete(Edge),
+    /// `insert_edges` of a weighted batch.
+    InsertBatch(Vec<WeightedEdge>),
+    /// `insert_edges` of the same batch as columns without weights.
+    InsertColumns(Vec<Edge>),
+    /// `delete_edges`.
+    DeleteBatch(Vec<Edge>),
+    /// `add_vertices`.
+    AddVertices(usize),
+    /// Take a snapshot, checked against the model of that moment after
+    /// every later step.
+    Snapshot,
+    /// Drop the oldest live snapshot.
+    DropSnapshot,
+}
+
+/// Random edges over `0..max_vertex` with small integral weights.
+pub fn weighted_edges(
+    max_vertex: VertexId,
+    len: Range<usize>,
+) -> impl Strategy<Value = Vec<WeightedEdge>> {
+    prop::collection::vec(
+        (0..max_vertex, 0..max_vertex, 1u8..8)
+            .prop_map(|(s, d, w)| WeightedEdge::new(s, d, f32::from(w))),
+        len,
+    )
+}
+
+/// Random contract steps over `0..max_vertex` (deletes mostly hit present
+/// edges because ids are few).
+pub fn ops(max_vertex: VertexId, len: Range<usize>) -> impl Strategy<Value = Vec<Op>> {
+    let edge = (0..max_vertex, 0..max_vertex).prop_map(|(s, d)| Edge::new(s, d));
+    let weighted = (0..max_vertex, 0..max_vertex, 1u8..8)
+        .prop_map(|(s, d, w)| WeightedEdge::new(s, d, w.into()));
+    let op = prop_oneof![
+        6 => weighted.clone().prop_map(Op::Insert),
+        4 => edge.clone().prop_map(Op::Delete),
+        2 => prop::collection::vec(weighted, 0..40).prop_map(Op::InsertBatch),
+        1 => prop::collection::vec(edge.clone(), 0..40).prop_map(Op::InsertColumns),
+        1 => prop::collection::vec(edge, 0..20).prop_map(Op::DeleteBatch),
+        1 => (0usize..3).prop_map(Op::AddVertices),
+        1 => Just(Op::Snapshot),
+        1 => Just(Op::DropSnapshot),
+    ];
+    prop::collection::vec(op, len)
+}
+
+/// Drives a store through the whole contract against the model: a bulk
+/// build of `base`, then `ops` — single and batch updates (from slices and
+/// from columns), snapshots taken mid-stream and checked against the model
+/// of their moment after every later step — then `edges()`,
+/// `weighted_edges()` and `to_csr()` at the end, and the capability checks:
+/// in-edges and weights answer exactly when `options` asked for them, and
+/// otherwise fail with [`Error::MissingCapability`].
+///
+/// Returns the first difference found.
+pub fn check_contract<S: DynamicStore>(
+    options: StoreOptions,
+    base: &[WeightedEdge],
+    ops: &[Op],
+) -> Result<(), String> {
+    let fail = |context: &str, e: Error| format!("{context}: {e}");
+    let mut model = ReferenceGraph::new(options.semantics);
+    let base_report = model
+        .insert_edges(base)
+        .map_err(|e| fail("model base", e))?;
+    let mut store =
+        S::from_edges(base, S::Options::from(options)).map_err(|e| fail("from_edges", e))?;
+    store
+        .end_batch()
+        .map_err(|e| fail("end_batch after from_edges", e))?;
+    compare_with_model(&store, &model).map_err(|e| format!("after from_edges: {e}"))?;
+    if store.edge_count() != base_report.edges_added {
+        return Err("from_edges kept a different number of edges".into());
+    }
+    check_capabilities(&store, options)?;
+
+    let mut snapshots: Vec<(S::Snapshot, ReferenceGraph)> = Vec::new();
+    for (step, op) in ops.iter().enumerate() {
+        let context = format!("step {step} ({op:?})");
+        match op {
+            Op::Insert(e) => {
+                let got = store
+                    .insert_weighted_edge(e.src, e.dst, e.weight)
+                    .map_err(|e| fail(&context, e))?;
+                let want = model
+                    .insert_weighted_edge(e.src, e.dst, e.weight)
+                    .map_err(|e| fail(&context, e))?;
+                if got != want {
+                    return Err(format!("{context}: store reported {got}, model {want}"));
+                }
+            }
+            Op::Delete(e) => {
+                let got = store
+                    .delete_edge(e.src, e.dst)
+                    .map_err(|e| fail(&context, e))?;
+                let want = model
+                    .delete_edge(e.src, e.dst)
+                    .map_err(|e| fail(&context, e))?;
+                if got != want {
+                    return Err(format!("{context}: store reported {got}, model {want}"));
+                }
+            }
+            Op::InsertBatch(batch) => {
+                let got = store.insert_edges(batch).map_err(|e| fail(&context, e))?;
+                let want = model.insert_edges(batch).map_err(|e| fail(&context, e))?;
+                if got != want {
+                    return Err(format!("{context}: store reported {got:?}, model {want:?}"));
+                }
+            }
+            Op::InsertColumns(batch) => {
+                let src: Vec<VertexId> = batch.iter().map(|e| e.src).collect();
+                let dst: Vec<VertexId> = batch.iter().map(|e| e.dst).collect();
+                let columns = crate::EdgeChunk::new(&src, &dst, None).expect("equal lengths");
+                let got = store
+                    .insert_edges(&columns)
+                    .map_err(|e| fail(&context, e))?;
+                let want = model.insert_edges(batch).map_err(|e| fail(&context, e))?;
+                if got != want {
+                    return Err(format!("{context}: store reported {got:?}, model {want:?}"));
+                }
+            }
+            Op::DeleteBatch(batch) => {
+                let got = store.delete_edges(batch).map_err(|e| fail(&context, e))?;
+                let want = model.delete_edges(batch).map_err(|e| fail(&context, e))?;
+                if got != want {
+                    return Err(format!("{context}: store reported {got:?}, model {want:?}"));
+                }
+            }
+            Op::AddVertices(count) => {
+                let got = store.add_vertices(*count).map_err(|e| fail(&context, e))?;
+                let want = model.add_vertices(*count).map_err(|e| fail(&context, e))?;
+                if got != want {
+                    return Err(format!("{context}: store added {got:?}, model {want:?}"));
+                }
+            }
+            Op::Snapshot => snapshots.push((store.snapshot(), model.clone())),
+            Op::DropSnapshot => {
+                if !snapshots.is_empty() {
+                    snapshots.remove(0);
+                }
+            }
+        }
+        // Reads reflect every update once the batch is ended (stores that
+        // work per batch, like a rebuild-per-batch baseline, do it here).
+        store.end_batch().map_err(|e| fail(&context, e))?;
+        compare_with_model(&store, &model).map_err(|e| format!("{context}: {e}"))?;
+        for (index, (snapshot, then)) in snapshots.iter().enumerate() {
+            let view = store
+                .view(snapshot)
+                .map_err(|e| fail(&format!("{context}: view of snapshot {index}"), e))?;
+            compare_with_model(&view, then)
+                .map_err(|e| format!("{context}: snapshot {index}: {e}"))?;
+            check_capabilities(&view, options)
+                .map_err(|e| format!("{context}: snapshot {index}: {e}"))?;
+        }
+    }
+
+    // Whole-graph iteration and the freeze.
+    let got = sorted(store.edges().collect::<Vec<_>>());
+    let want = sorted(model.edges().collect::<Vec<_>>());
+    if got != want {
+        return Err(format!("edges(): {got:?}, model {want:?}"));
+    }
+    if options.weighted {
+        let got = sorted(
+            store
+                .weighted_edges()
+                .map_err(|e| fail("weighted_edges()", e))?
+                .map(|e| (e.src, e.dst, e.weight.to_bits()))
+                .collect::<Vec<_>>(),
+        );
+        let want = sorted(
+            model
+                .weighted_edges()
+                .expect("the model is weighted")
+                .map(|e| (e.src, e.dst, e.weight.to_bits()))
+                .collect::<Vec<_>>(),
+        );
+        if got != want {
+            return Err(format!("weighted_edges(): {got:?}, model {want:?}"));
+        }
+    }
+    let csr = store.to_csr().map_err(|e| fail("to_csr", e))?;
+    compare_with_model(&csr, &model).map_err(|e| format!("to_csr: {e}"))?;
+    check_capabilities(&csr, options).map_err(|e| format!("to_csr: {e}"))?;
+    for v in 0..store.vertex_count() as VertexId {
+        if !store.out_neighbors(v).eq(csr.out_neighbors(v)) {
+            return Err(format!(
+                "to_csr: vertex {v}'s order differs from the store's"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The build-only part of the contract, for stores without updates
+/// (`Csr`): `from_edges`, a snapshot view, `edges()`, `to_csr()` and the
+/// capability checks, against the model of `edges`.
+pub fn check_build_contract<S: crate::GraphStore>(
+    options: StoreOptions,
+    edges: &[WeightedEdge],
+) -> Result<(), String> {
+    let mut model = ReferenceGraph::new(options.semantics);
+    model
+        .insert_edges(edges)
+        .map_err(|e| format!("model: {e}"))?;
+    let store = S::from_edges(edges, S::Options::from(options)).map_err(|e| e.to_string())?;
+    compare_with_model(&store, &model).map_err(|e| format!("after from_edges: {e}"))?;
+    check_capabilities(&store, options)?;
+    let snapshot = store.snapshot();
+    let view = store.view(&snapshot).map_err(|e| e.to_string())?;
+    compare_with_model(&view, &model).map_err(|e| format!("view: {e}"))?;
+    let got = sorted(store.edges().collect::<Vec<_>>());
+    let want = sorted(model.edges().collect::<Vec<_>>());
+    if got != want {
+        return Err(format!("edges(): {got:?}, model {want:?}"));
+    }
+    let csr = store.to_csr().map_err(|e| e.to_string())?;
+    compare_with_model(&csr, &model).map_err(|e| format!("to_csr: {e}"))?;
+    Ok(())
+}
+
+/// In-edges and weights answer exactly as `options` asked.
+fn check_capabilities<G: ReadGraph + ?Sized>(
+    graph: &G,
+    options: StoreOptions,
+) -> Result<(), String> {
+    match (graph.in_edges().map(|_| ()), options.in_edges) {
+        (Ok(()), true) => {}
+        (
+            Err(Error::MissingCapability {
+                capability: Capability::InEdges,
+                ..
+            }),
+            false,
+        ) => {}
+        (got, want) => {
+            return Err(format!(
+                "in_edges() answered {got:?} for a store built with in_edges = {want}"
+            ));
+        }
+    }
+    match (graph.edge_weights().map(|_| ()), options.weighted) {
+        (Ok(()), true) => {}
+        (
+            Err(Error::MissingCapability {
+                capability: Capability::Weights,
+                ..
+            }),
+            false,
+        ) => {}
+        (got, want) => {
+            return Err(format!(
+                "edge_weights() answered {got:?} for a store built with weighted = {want}"
+            ));
         }
     }
     Ok(())

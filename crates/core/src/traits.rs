@@ -1,4 +1,5 @@
-//! The capability traits every store implements and every kernel consumes.
+//! The read and update traits every store implements and every kernel
+//! consumes.
 //!
 //! They are small and separate, after graph_builder: a kernel asks only for
 //! what it uses. Neighbour iterators are associated types, so on [`Csr`] they
@@ -6,17 +7,34 @@
 //! same code as a hand-written walk over the slices (measured in
 //! `benches/benches/trait_overhead.rs`).
 //!
+//! # Capabilities are checked, never silent
+//!
+//! In-edges and weights are options of most stores. Reading them goes
+//! through a capability check that happens once, not a flag a caller may
+//! forget: [`InEdges::in_edges`] returns a handle implementing
+//! [`InNeighbors`], or [`Error::MissingCapability`] when the store was built
+//! without in-edges; [`EdgeWeights::edge_weights`] does the same for
+//! [`WeightedOutNeighbors`]. There is no way to read a missing in-list as
+//! empty or a missing weight as `1.0`. A kernel that can do without a
+//! capability (PageRank pushes when it has no in-edges, SSSP counts hops
+//! without weights) says so in its result.
+//!
 //! Vertex arguments must be `< vertex_count()`; like slice indexing, reads
 //! panic on an id outside the graph. Inputs from files are validated by the
 //! loader before they reach a store, so that panic is a programming error,
 //! never a bad-input path.
 //!
 //! [`Csr`]: crate::Csr
+//! [`Error::MissingCapability`]: crate::Error::MissingCapability
 
-use crate::{Edge, Result, Semantics, UpdateReport, VertexId, Weight, WeightedEdge};
+use crate::source::EdgeSource;
+use crate::{Error, Result, Semantics, UpdateReport, VertexId, Weight};
 use std::ops::Range;
 
 /// Sizes and semantics: what every store answers.
+///
+/// Vertex counts are `usize` (they size arrays); edge counts and degrees
+/// are `u64` everywhere in dyngraph.
 pub trait Graph {
     /// Number of vertices; ids are `0..vertex_count()`. Isolated vertices
     /// count. Deleting edges never shrinks it.
@@ -44,48 +62,100 @@ pub trait OutNeighbors: Graph {
     /// store's (insertion order for VCSR, sorted for CSR++, file order or
     /// sorted for `Csr` depending on how it was built).
     fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_>;
+
+    /// Every edge, by source vertex and then in each vertex's order.
+    ///
+    /// ```
+    /// use dyngraph_core::{Csr, CsrOptions, Edge, FromEdges, OutNeighbors};
+    /// let csr = Csr::from_edges(&[Edge::new(1, 0), Edge::new(0, 2)][..], CsrOptions::default())?;
+    /// assert_eq!(csr.edges().collect::<Vec<_>>(), [Edge::new(0, 2), Edge::new(1, 0)]);
+    /// # Ok::<(), dyngraph_core::Error>(())
+    /// ```
+    fn edges(&self) -> crate::Edges<'_, Self>
+    where
+        Self: Sized,
+    {
+        crate::Edges::new(self)
+    }
 }
 
-/// In-edges, for stores that can keep reverse edges.
-///
-/// Whether they are kept is a runtime property (it is an option of most
-/// stores), so kernels ask [`InNeighbors::has_in_edges`] and fall back to an
-/// out-edge algorithm when it is `false`.
-pub trait InNeighbors: Graph {
+/// The in-edges of a graph that keeps them: what [`InEdges::in_edges`]
+/// hands out. Implemented by small `Copy` handles (for `Csr`, two slices)
+/// that are passed by value, so a pull kernel's loop pays no capability
+/// check per vertex and the iterators borrow the graph, not the handle.
+pub trait InNeighbors: Copy {
     /// Iterator over the in-neighbours of one vertex.
-    type InNeighbors<'a>: Iterator<Item = VertexId>
-    where
-        Self: 'a;
+    type InNeighbors: Iterator<Item = VertexId>;
 
-    /// Whether in-edges are maintained. When `false`, `in_degree` returns 0
-    /// and `in_neighbors` yields nothing: do not read them.
-    fn has_in_edges(&self) -> bool;
+    /// Number of in-edges of `v`.
+    fn in_degree(self, v: VertexId) -> u64;
 
-    /// Number of in-edges of `v` (0 when in-edges are not kept).
-    fn in_degree(&self, v: VertexId) -> u64;
-
-    /// The in-neighbours of `v`: every `u` with an edge `u -> v`.
-    fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_>;
+    /// The in-neighbours of `v`: every `u` with an edge `u -> v`, with
+    /// repeats in a multigraph.
+    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors;
 }
 
-/// Out-edges with their weights.
-///
-/// A store built without weights still implements this and reports every
-/// weight as `1.0` and `has_weights() == false`, so weighted kernels (SSSP)
-/// run on unweighted graphs with unit weights.
-pub trait WeightedOutNeighbors: OutNeighbors {
+/// The weighted out-edges of a graph that stores weights: what
+/// [`EdgeWeights::edge_weights`] hands out, a `Copy` handle passed by
+/// value like [`InNeighbors`].
+pub trait WeightedOutNeighbors: Copy {
     /// Iterator over `(neighbour, weight)` of one vertex.
-    type WeightedOutNeighbors<'a>: Iterator<Item = (VertexId, Weight)>
-    where
-        Self: 'a;
-
-    /// Whether real weights are stored.
-    fn has_weights(&self) -> bool;
+    type WeightedOutNeighbors: Iterator<Item = (VertexId, Weight)>;
 
     /// The out-edges of `v` with their weights, in the same order as
     /// [`OutNeighbors::out_neighbors`].
-    fn out_neighbors_weighted(&self, v: VertexId) -> Self::WeightedOutNeighbors<'_>;
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors;
 }
+
+/// A graph that may keep in-edges (every store in dyngraph can, as an
+/// option chosen when it is built).
+pub trait InEdges: Graph {
+    /// The handle reading the in-edges.
+    type InEdges<'a>: InNeighbors + Send + Sync
+    where
+        Self: 'a;
+
+    /// The in-edges, or [`Error::MissingCapability`] naming the store and
+    /// how to build it with them.
+    fn in_edges(&self) -> Result<Self::InEdges<'_>>;
+
+    /// Whether [`InEdges::in_edges`] succeeds.
+    fn has_in_edges(&self) -> bool {
+        self.in_edges().is_ok()
+    }
+}
+
+/// A graph that may store edge weights.
+pub trait EdgeWeights: OutNeighbors {
+    /// The handle reading weighted out-edges.
+    type EdgeWeights<'a>: WeightedOutNeighbors + Send + Sync
+    where
+        Self: 'a;
+
+    /// The weighted out-edges, or [`Error::MissingCapability`] when the
+    /// store keeps no weights.
+    fn edge_weights(&self) -> Result<Self::EdgeWeights<'_>>;
+
+    /// Whether [`EdgeWeights::edge_weights`] succeeds.
+    fn has_weights(&self) -> bool {
+        self.edge_weights().is_ok()
+    }
+
+    /// Every edge with its weight, by source vertex, or
+    /// [`Error::MissingCapability`] when the store keeps no weights.
+    fn weighted_edges(&self) -> Result<crate::WeightedEdges<'_, Self>>
+    where
+        Self: Sized,
+    {
+        Ok(crate::WeightedEdges::new(self, self.edge_weights()?))
+    }
+}
+
+/// Everything a kernel may read: out-edges, and in-edges and weights behind
+/// their capability checks. Implemented for every type that has them all.
+pub trait ReadGraph: OutNeighbors + InEdges + EdgeWeights + Sync {}
+
+impl<G: OutNeighbors + InEdges + EdgeWeights + Sync + ?Sized> ReadGraph for G {}
 
 /// Updates: what a dynamic store does.
 ///
@@ -100,6 +170,12 @@ pub trait WeightedOutNeighbors: OutNeighbors {
 /// not grow it. An id that would take the graph past the store's vertex
 /// limit is refused with [`crate::Error::VertexLimit`], and then the graph is
 /// unchanged (batches check every id before changing anything).
+///
+/// Batches take any [`EdgeSource`]: a slice of [`crate::Edge`] or
+/// [`crate::WeightedEdge`], the loader's columns, or [`crate::EdgeChunk`], with no
+/// copy into another edge type first. A weighted batch into a store built
+/// without weights keeps the edges and drops the weights (the store's
+/// [`EdgeWeights`] then refuses to answer weights at all).
 pub trait GraphUpdate: Graph {
     /// Inserts `src -> dst`; `Ok(true)` if an edge was added. On a weighted
     /// store the weight is `1.0`.
@@ -119,39 +195,42 @@ pub trait GraphUpdate: Graph {
 
     /// Inserts a batch, in order. Stores override this with a faster bulk
     /// path; the result must equal inserting one edge at a time.
-    fn insert_edges(&mut self, edges: &[Edge]) -> Result<UpdateReport> {
-        check_limit(
-            self.vertex_limit(),
-            edges.iter().flat_map(|e| [e.src, e.dst]),
-        )?;
+    fn insert_edges<S: EdgeSource + ?Sized>(&mut self, edges: &S) -> Result<UpdateReport>
+    where
+        Self: Sized,
+    {
+        check_limit(self.vertex_limit(), edges.max_vertex())?;
         let mut report = UpdateReport::default();
-        for edge in edges {
-            report.edges_added += u64::from(self.insert_edge(edge.src, edge.dst)?);
-        }
-        Ok(report)
-    }
-
-    /// Inserts a weighted batch, in order (see [`GraphUpdate::insert_edges`]).
-    fn insert_weighted_edges(&mut self, edges: &[WeightedEdge]) -> Result<UpdateReport> {
-        check_limit(
-            self.vertex_limit(),
-            edges.iter().flat_map(|e| [e.src, e.dst]),
-        )?;
-        let mut report = UpdateReport::default();
-        for edge in edges {
-            report.edges_added +=
-                u64::from(self.insert_weighted_edge(edge.src, edge.dst, edge.weight)?);
+        for i in 0..edges.len() {
+            let e = edges.edge(i);
+            report.edges_added += u64::from(self.insert_weighted_edge(e.src, e.dst, e.weight)?);
         }
         Ok(report)
     }
 
     /// Deletes a batch, in order; each edge removes at most one occurrence.
-    fn delete_edges(&mut self, edges: &[Edge]) -> Result<UpdateReport> {
+    /// Weights in the batch are ignored.
+    fn delete_edges<S: EdgeSource + ?Sized>(&mut self, edges: &S) -> Result<UpdateReport>
+    where
+        Self: Sized,
+    {
         let mut report = UpdateReport::default();
-        for edge in edges {
-            report.edges_removed += u64::from(self.delete_edge(edge.src, edge.dst)?);
+        for i in 0..edges.len() {
+            let e = edges.edge(i);
+            report.edges_removed += u64::from(self.delete_edge(e.src, e.dst)?);
         }
         Ok(report)
+    }
+
+    /// Marks the end of a batch of updates (a replay calls it after each
+    /// batch's inserts and deletes). Stores that work per batch do it here:
+    /// a durable store makes the batch durable under a per-batch sync
+    /// policy; a rebuild-per-batch baseline rebuilds, and its reads show
+    /// the graph as of the last `end_batch` (it says so in its docs; every
+    /// other store's reads reflect each update at once). A no-op by
+    /// default.
+    fn end_batch(&mut self) -> Result<()> {
+        Ok(())
     }
 
     /// Adds `count` isolated vertices and returns their ids.
@@ -168,7 +247,7 @@ pub trait GraphUpdate: Graph {
 pub fn check_limit(limit: usize, ids: impl IntoIterator<Item = VertexId>) -> Result<()> {
     let max = ids.into_iter().max();
     match max {
-        Some(id) if id as u64 >= limit as u64 => Err(crate::Error::VertexLimit {
+        Some(id) if id as u64 >= limit as u64 => Err(Error::VertexLimit {
             vertex: id.into(),
             needed: u64::from(id) + 1,
             limit: limit as u64,
@@ -214,41 +293,51 @@ impl<G: OutNeighbors + ?Sized> OutNeighbors for &G {
     }
 }
 
-impl<G: InNeighbors + ?Sized> InNeighbors for &G {
-    type InNeighbors<'a>
-        = G::InNeighbors<'a>
+impl<G: InEdges + ?Sized> InEdges for &G {
+    type InEdges<'a>
+        = G::InEdges<'a>
     where
         Self: 'a;
 
     #[inline]
-    fn has_in_edges(&self) -> bool {
-        (**self).has_in_edges()
-    }
-
-    #[inline]
-    fn in_degree(&self, v: VertexId) -> u64 {
-        (**self).in_degree(v)
-    }
-
-    #[inline]
-    fn in_neighbors(&self, v: VertexId) -> Self::InNeighbors<'_> {
-        (**self).in_neighbors(v)
+    fn in_edges(&self) -> Result<Self::InEdges<'_>> {
+        (**self).in_edges()
     }
 }
 
-impl<G: WeightedOutNeighbors + ?Sized> WeightedOutNeighbors for &G {
-    type WeightedOutNeighbors<'a>
-        = G::WeightedOutNeighbors<'a>
+impl<G: EdgeWeights + ?Sized> EdgeWeights for &G {
+    type EdgeWeights<'a>
+        = G::EdgeWeights<'a>
     where
         Self: 'a;
 
     #[inline]
-    fn has_weights(&self) -> bool {
-        (**self).has_weights()
+    fn edge_weights(&self) -> Result<Self::EdgeWeights<'_>> {
+        (**self).edge_weights()
     }
+}
+
+/// Unit weights over any graph's out-edges: what a kernel that accepts
+/// unweighted graphs (SSSP counting hops) reads when
+/// [`EdgeWeights::edge_weights`] says there are no weights. Using it is a
+/// visible choice of the caller, never a silent default of a store.
+#[derive(Debug)]
+pub struct UnitWeights<'a, G: ?Sized>(pub &'a G);
+
+impl<G: ?Sized> Clone for UnitWeights<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G: ?Sized> Copy for UnitWeights<'_, G> {}
+
+impl<'a, G: OutNeighbors + ?Sized> WeightedOutNeighbors for UnitWeights<'a, G> {
+    type WeightedOutNeighbors =
+        std::iter::Map<G::OutNeighbors<'a>, fn(VertexId) -> (VertexId, Weight)>;
 
     #[inline]
-    fn out_neighbors_weighted(&self, v: VertexId) -> Self::WeightedOutNeighbors<'_> {
-        (**self).out_neighbors_weighted(v)
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors {
+        self.0.out_neighbors(v).map(|d| (d, 1.0))
     }
 }

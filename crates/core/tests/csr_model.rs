@@ -3,8 +3,8 @@
 
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
 use dyngraph_core::{
-    Csr, CsrOptions, Edge, EdgeChunk, EdgeColumns, Error, Graph, GraphUpdate, InNeighbors,
-    OutNeighbors, Semantics, WeightedEdge, WeightedOutNeighbors,
+    Csr, CsrOptions, Edge, EdgeChunk, EdgeChunks, EdgeColumns, EdgeWeights, Error, Graph,
+    GraphUpdate, InEdges, OutNeighbors, Semantics, WeightedEdge, WeightedOutNeighbors,
 };
 use proptest::prelude::*;
 
@@ -26,9 +26,7 @@ fn weighted_edges(max_vertex: u32, max_len: usize) -> impl Strategy<Value = Vec<
 
 fn model_of(edges: &[WeightedEdge], semantics: Semantics) -> ReferenceGraph {
     let mut model = ReferenceGraph::new(semantics);
-    model
-        .insert_weighted_edges(edges)
-        .expect("ids within the limit");
+    model.insert_edges(edges).expect("ids within the limit");
     model
 }
 
@@ -43,8 +41,8 @@ proptest! {
         transpose in any::<bool>(),
         threads in 1usize..=2,
     ) {
-        let options = CsrOptions::default().dedupe(dedupe).sort(sort).transpose(transpose);
-        let csr = in_pool(threads, || Csr::from_weighted_edges(&edges, options)).unwrap();
+        let options = CsrOptions::default().dedupe(dedupe).sort(sort).in_edges(transpose);
+        let csr = in_pool(threads, || Csr::from_edges(&edges, options)).unwrap();
         let semantics = if dedupe { Semantics::Simple } else { Semantics::Multigraph };
         prop_assert_eq!(csr.semantics(), semantics);
         prop_assert_eq!(csr.has_in_edges(), transpose);
@@ -79,9 +77,9 @@ proptest! {
             .windows(2)
             .map(|w| EdgeChunk { src: &src[w[0]..w[1]], dst: &dst[w[0]..w[1]], weights: Some(&weights[w[0]..w[1]]) })
             .collect();
-        let options = CsrOptions::default().transpose(true);
-        let from_chunks = in_pool(threads, || Csr::from_chunks(&chunks, options.clone())).unwrap();
-        let from_slice = Csr::from_weighted_edges(&edges, options).unwrap();
+        let options = CsrOptions::default().in_edges(true);
+        let from_chunks = in_pool(threads, || Csr::from_edges(&EdgeChunks::new(&chunks).unwrap(), options.clone())).unwrap();
+        let from_slice = Csr::from_edges(&edges, options).unwrap();
         prop_assert_eq!(from_chunks, from_slice);
     }
 }
@@ -130,8 +128,8 @@ proptest! {
                 weights: weighted.then(|| &weights[r.clone()]),
             })
             .collect();
-        let options = CsrOptions::default().dedupe(dedupe).sort(sort).transpose(transpose);
-        let borrowed = in_pool(threads, || Csr::from_chunks(&chunks, options.clone())).unwrap();
+        let options = CsrOptions::default().dedupe(dedupe).sort(sort).in_edges(transpose);
+        let borrowed = in_pool(threads, || Csr::from_edges(&EdgeChunks::new(&chunks).unwrap(), options.clone())).unwrap();
         let columns = EdgeColumns {
             src: src.clone(),
             dst: dst.clone(),
@@ -151,7 +149,7 @@ fn owned_columns_out_of_shape_are_errors() {
         dst: vec![1, 0],
         weights: None,
     };
-    let options = CsrOptions::default().transpose(true);
+    let options = CsrOptions::default().in_edges(true);
     let error = Csr::from_columns(columns(), &[1..3], options.clone()).unwrap_err();
     assert!(matches!(error, Error::InvalidStructure(_)), "{error}");
     let short = EdgeColumns {
@@ -181,9 +179,12 @@ fn dedupe_keeps_the_first_weight() {
         WeightedEdge::new(0, 1, 1.0),
         WeightedEdge::new(0, 2, 9.0),
     ];
-    let csr = Csr::from_weighted_edges(&edges, CsrOptions::default().dedupe(true)).unwrap();
+    let csr = Csr::from_edges(&edges, CsrOptions::default().dedupe(true)).unwrap();
     assert_eq!(
-        csr.out_neighbors_weighted(0).collect::<Vec<_>>(),
+        csr.edge_weights()
+            .unwrap()
+            .out_neighbors_weighted(0)
+            .collect::<Vec<_>>(),
         [(1, 1.0), (2, 5.0)]
     );
     assert_eq!(csr.edge_count(), 2);
@@ -224,7 +225,7 @@ fn vertex_limit_refuses_absurd_ids_instead_of_allocating() {
 
 #[test]
 fn empty_input_builds_an_empty_graph() {
-    let csr = Csr::from_edges(&[], CsrOptions::default().transpose(true)).unwrap();
+    let csr = Csr::from_edges::<[Edge]>(&[], CsrOptions::default().in_edges(true)).unwrap();
     assert_eq!((csr.vertex_count(), csr.edge_count()), (0, 0));
     assert_eq!(csr.offsets(), &[0]);
 }
@@ -245,7 +246,7 @@ fn mixed_weighted_and_unweighted_chunks_are_an_error() {
         },
     ];
     assert!(matches!(
-        Csr::from_chunks(&chunks, CsrOptions::default()),
+        EdgeChunks::new(&chunks),
         Err(Error::InvalidStructure(_))
     ));
 }
@@ -273,7 +274,10 @@ fn from_parts_rejects_inconsistent_arrays() {
     }
     let csr = Csr::from_parts(vec![0, 1, 1], vec![1], Some(vec![2.5]), Semantics::Simple).unwrap();
     assert_eq!(
-        csr.out_neighbors_weighted(0).collect::<Vec<_>>(),
+        csr.edge_weights()
+            .unwrap()
+            .out_neighbors_weighted(0)
+            .collect::<Vec<_>>(),
         [(1, 2.5)]
     );
 }
@@ -281,7 +285,7 @@ fn from_parts_rejects_inconsistent_arrays() {
 #[test]
 fn view_answers_like_the_owned_csr() {
     let edges = [Edge::new(2, 0), Edge::new(0, 1), Edge::new(0, 2)];
-    let csr = Csr::from_edges(&edges, CsrOptions::default().transpose(true)).unwrap();
+    let csr = Csr::from_edges(&edges, CsrOptions::default().in_edges(true)).unwrap();
     let view = csr.view();
     let model = {
         let mut m = ReferenceGraph::new(Semantics::Multigraph);
@@ -332,7 +336,7 @@ fn many_partitions_keep_input_order_within_every_vertex() {
         })
         .collect();
     let expected = in_pool(1, || {
-        Csr::from_edges(&edges, CsrOptions::default().transpose(true)).unwrap()
+        Csr::from_edges(&edges, CsrOptions::default().in_edges(true)).unwrap()
     });
     for v in 0..300u32 {
         let in_order: Vec<u32> = edges.iter().filter(|e| e.src == v).map(|e| e.dst).collect();
@@ -340,13 +344,13 @@ fn many_partitions_keep_input_order_within_every_vertex() {
     }
     for threads in [2, 3, 5, 8] {
         let csr = in_pool(threads, || {
-            Csr::from_edges(&edges, CsrOptions::default().transpose(true)).unwrap()
+            Csr::from_edges(&edges, CsrOptions::default().in_edges(true)).unwrap()
         });
         assert_eq!(csr, expected, "{threads} threads");
         let declared = in_pool(threads, || {
             Csr::from_edges(
                 &edges,
-                CsrOptions::default().transpose(true).vertex_count(300),
+                CsrOptions::default().in_edges(true).vertex_count(300),
             )
             .unwrap()
         });
@@ -377,4 +381,43 @@ fn an_id_beyond_the_declared_count_is_refused_in_any_partition() {
             "{threads} threads: {error}"
         );
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// `Csr` answers the build part of the store contract.
+    #[test]
+    fn csr_answers_the_build_contract(
+        edges in dyngraph_core::testing::weighted_edges(30, 0..200),
+        simple in any::<bool>(),
+        in_edges in any::<bool>(),
+    ) {
+        let semantics = if simple { Semantics::Simple } else { Semantics::Multigraph };
+        // A Csr keeps weights when its input has them.
+        let options = dyngraph_core::StoreOptions::new(semantics).in_edges(in_edges).weighted(true);
+        dyngraph_core::testing::check_build_contract::<Csr>(options, &edges)
+            .map_err(TestCaseError::fail)?;
+    }
+}
+
+#[test]
+fn missing_in_edges_and_weights_are_errors_not_empty_lists() {
+    let csr = Csr::from_edges(&[Edge::new(0, 1)], CsrOptions::default()).unwrap();
+    let error = csr.in_edges().unwrap_err();
+    assert!(matches!(
+        error,
+        Error::MissingCapability {
+            capability: dyngraph_core::Capability::InEdges,
+            ..
+        }
+    ));
+    assert!(
+        error.to_string().contains("Csr was built without in-edges"),
+        "{error}"
+    );
+    assert!(matches!(
+        csr.edge_weights(),
+        Err(Error::MissingCapability { .. })
+    ));
 }

@@ -503,6 +503,68 @@ impl AdjList {
         list
     }
 
+    /// Words a frozen copy of this list ([`AdjList::frozen_copy`]) needs in
+    /// a slab: its live slots, exactly, or none when they fit inline.
+    pub(crate) fn frozen_words(&self) -> usize {
+        let live = self.live_len();
+        if live <= inline_capacity(self.is_weighted()) {
+            0
+        } else {
+            block_bytes(live, self.is_weighted()) / 4
+        }
+    }
+
+    /// An immutable copy of the live slots (tombstones dropped, in order,
+    /// with their weights), for a snapshot: inline when they fit, else an
+    /// exact array at `block` (ids, then weights from slot `live_len`).
+    /// The vertex-deleted flag is not copied (snapshots do not read it).
+    ///
+    /// # Safety
+    /// When [`AdjList::frozen_words`] is not 0, `block` points at that many
+    /// writable words inside a slab that outlives every use of the copy
+    /// and that no other list uses.
+    pub(crate) unsafe fn frozen_copy(&self, block: NonNull<u32>) -> Self {
+        let weighted = self.is_weighted();
+        let (ids, weights) = (self.ids(), self.weights());
+        let live = (0..ids.len()).filter(|&pos| ids[pos] & TOMBSTONE == 0);
+        let weight_at = |pos: usize| weights.get(pos).copied().unwrap_or(1.0);
+        let len = self.live_len();
+        if len <= inline_capacity(weighted) {
+            let mut slots = [Inline { id: 0, weight: 0.0 }; 2];
+            for (slot, pos) in slots.iter_mut().zip(live) {
+                *slot = Inline {
+                    id: ids[pos],
+                    weight: weight_at(pos),
+                };
+            }
+            let mut copy = Self::new(weighted);
+            copy.set_inline(&slots[..len]);
+            return copy;
+        }
+        // SAFETY: the caller's contract: `block` holds `len` ids and, when
+        // weighted, `len` weights after them (`frozen_words`); each of the
+        // `len` live positions is written once, in order, below `len`.
+        unsafe {
+            if self.tombstones() == 0 {
+                ptr::copy_nonoverlapping(ids.as_ptr(), block.as_ptr(), len);
+                if weighted {
+                    ptr::copy_nonoverlapping(weights.as_ptr(), weights_ptr(block, len), len);
+                }
+            } else {
+                for (at, pos) in live.enumerate() {
+                    block.as_ptr().add(at).write(ids[pos]);
+                    if weighted {
+                        weights_ptr(block, len).add(at).write(weight_at(pos));
+                    }
+                }
+            }
+            // SAFETY: `len > inline_capacity`, the array at `block` is
+            // exactly `len` slots in a slab that outlives the copy (the
+            // caller's contract) and holds sorted live ids.
+            Self::from_slab(block, len, weighted, true)
+        }
+    }
+
     /// A deep copy with the same capacity (so the same allocation class),
     /// tombstones and flags included.
     pub(crate) fn clone_in(&self, allocator: &EdgeAllocator) -> Self {

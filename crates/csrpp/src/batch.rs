@@ -1,12 +1,19 @@
 //! Batch updates (CSR++ §3.2.1) and batch graph algebra (Sahu,
 //! Algorithms 7-8): group by source, sort in parallel, then change every
 //! modified segment in parallel, one rayon task per segment.
+//!
+//! A caller's batch is any [`EdgeSource`], read in place twice: once to
+//! count its edges per segment, once to scatter them into CSR++'s own
+//! grouping buffer ([`group_by_segment`]). Before a task first changes its
+//! segment it lets the live snapshots copy it ([`crate::snapshot`]); the
+//! task owns the segment (`&mut`), which is what keeps the copy and the
+//! change together.
 
 use crate::adjacency::AdjList;
-use crate::segment::{Editor, Segment, merge_sorted};
+use crate::segment::{Editor, Segment, SegmentData, merge_sorted};
 use crate::store::CsrPP;
 use dyngraph_core::hint::prefetch_address;
-use dyngraph_core::{Edge, Error, Graph, Result, Semantics, UpdateReport, VertexId, Weight};
+use dyngraph_core::{EdgeSource, Error, Graph, Result, Semantics, UpdateReport, VertexId, Weight};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -15,11 +22,79 @@ use std::ops::Range;
 /// more are merged into a fresh array that drops them.
 const SMALL_GROUP: usize = 8;
 
-/// Batches up to this size are inserted one edge at a time, in order.
+/// Batches up to this size are applied one edge at a time, in order.
 const SERIAL_BATCH: usize = 64;
 
-/// A batch entry: `(source, target, weight)`.
+/// A batch entry: `(source, target, weight)`, or, for in-lists,
+/// `(target, source, _)`: grouped by its first id.
 type Entry = (VertexId, VertexId, Weight);
+
+/// A batch as the grouping reads it: entries by index range, in order.
+pub(crate) trait BatchEntries: Sync {
+    /// Entries in the batch (before any filtering [`Self::for_each_entry`]
+    /// does).
+    fn len(&self) -> usize;
+
+    /// Calls `f` for every entry in `range` the batch keeps, in order. Two
+    /// calls with one range must see the same entries (the grouping counts
+    /// them, then places them).
+    fn for_each_entry(&self, range: Range<usize>, f: impl FnMut(Entry));
+}
+
+/// A caller's [`EdgeSource`] as batch entries `(src, dst, weight)`, read
+/// in place.
+pub(crate) struct SourceEntries<'s, S: ?Sized>(pub(crate) &'s S);
+
+impl<S: EdgeSource + ?Sized> BatchEntries for SourceEntries<'_, S> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[inline]
+    fn for_each_entry(&self, range: Range<usize>, mut f: impl FnMut(Entry)) {
+        self.0
+            .for_each_in(range, |src, dst, weight| f((src, dst, weight)));
+    }
+}
+
+/// CSR++'s own entries (another store's edges, the in-list side of a
+/// batch).
+impl BatchEntries for [Entry] {
+    fn len(&self) -> usize {
+        <[Entry]>::len(self)
+    }
+
+    #[inline]
+    fn for_each_entry(&self, range: Range<usize>, mut f: impl FnMut(Entry)) {
+        for &entry in &self[range] {
+            f(entry);
+        }
+    }
+}
+
+/// The entries of `batch` whose endpoints are both below `vertex_count`:
+/// what a delete batch can remove (an edge naming a vertex outside the
+/// graph removes nothing).
+struct InGraph<'b, B: ?Sized> {
+    batch: &'b B,
+    vertex_count: usize,
+}
+
+impl<B: BatchEntries + ?Sized> BatchEntries for InGraph<'_, B> {
+    fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    #[inline]
+    fn for_each_entry(&self, range: Range<usize>, mut f: impl FnMut(Entry)) {
+        let n = self.vertex_count;
+        self.batch.for_each_entry(range, |entry| {
+            if (entry.0 as usize) < n && (entry.1 as usize) < n {
+                f(entry);
+            }
+        });
+    }
+}
 
 /// For a batch sorted by `key`, the range of entries falling in each
 /// segment (`segment_count` ranges, most of them empty).
@@ -41,79 +116,97 @@ fn segment_ranges<T>(
     ranges
 }
 
-/// Groups `batch` by the segment of `key` and sorts each group by `order`:
-/// a counting sort by segment (stable, so entries keep arrival order
-/// within a segment), then a stable sort of every segment's entries, in
-/// parallel. Returns the grouped entries and every segment's range (most
-/// empty). Cheaper than sorting the whole batch: one pass and many tiny
-/// sorts instead of `O(b log b)` comparisons of the whole batch.
+/// Groups `batch` by the segment of each entry's first id and sorts each
+/// group by `(first, second)` id: a counting sort by segment (stable, so
+/// entries keep arrival order within a segment), then a stable sort of
+/// every segment's entries, in parallel. Returns the grouped entries and
+/// every segment's range (most empty). Cheaper than sorting the whole
+/// batch: one pass and many tiny sorts instead of `O(b log b)` comparisons
+/// of the whole batch. The batch is read in place, twice (count, then
+/// scatter); the grouped vector is the only copy.
 ///
 /// The counting sort runs in parallel too: each of a few chunks of the
 /// batch counts its entries per segment, a prefix sum over (segment,
 /// chunk) gives every chunk its own positions within each segment's
 /// range, and the chunks scatter at once (a serial scatter took about a
 /// seventh of a 1 % batch at kron21 while the other thread idled).
-fn group_by_segment<T: Copy + Send + Sync, K: Ord>(
-    batch: &[T],
-    key: impl Fn(&T) -> VertexId + Sync,
-    order: impl Fn(&T) -> K + Sync,
+///
+/// # Panics
+/// If an entry's first id is in no segment (callers admit the ids first),
+/// or if the batch shows different entries to the two passes (a broken
+/// [`EdgeSource`]).
+fn group_by_segment<B: BatchEntries + ?Sized>(
+    batch: &B,
     shift: u32,
     segment_count: usize,
-) -> (Vec<T>, Vec<Range<usize>>) {
-    let segment_of = |entry: &T| (key(entry) >> shift) as usize;
-    let chunk_len = batch
-        .len()
+) -> (Vec<Entry>, Vec<Range<usize>>) {
+    let segment_of = |entry: &Entry| (entry.0 >> shift) as usize;
+    let len = batch.len();
+    let chunk_len = len
         .div_ceil(rayon::current_num_threads())
         .max(PARALLEL_GROUPING_CHUNK);
-    let chunks: Vec<&[T]> = batch.chunks(chunk_len).collect();
-    // Per chunk, first the count of its entries in each segment, then the
-    // position its next entry of that segment goes to.
-    let mut next: Vec<Vec<usize>> = chunks
+    let chunks: Vec<Range<usize>> = (0..len)
+        .step_by(chunk_len)
+        .map(|start| start..(start + chunk_len).min(len))
+        .collect();
+    // Per chunk, the count of its entries in each segment.
+    let counts: Vec<Vec<usize>> = chunks
         .par_iter()
         .map(|chunk| {
             let mut counts = vec![0usize; segment_count];
-            for entry in *chunk {
-                counts[segment_of(entry)] += 1;
-            }
+            batch.for_each_entry(chunk.clone(), |entry| counts[segment_of(&entry)] += 1);
             counts
         })
         .collect();
+    // Per chunk and segment, the positions its entries go to:
+    // `[next, end)`, disjoint from every other pair's.
+    let mut next = counts.clone();
+    let mut ends = counts;
     let mut starts = Vec::with_capacity(segment_count + 1);
     let mut total = 0;
     for segment in 0..segment_count {
         starts.push(total);
-        for counts in &mut next {
-            let count = counts[segment];
-            counts[segment] = total;
-            total += count;
+        for (next, ends) in next.iter_mut().zip(&mut ends) {
+            next[segment] = total;
+            total += ends[segment];
+            ends[segment] = total;
         }
     }
     starts.push(total);
-    debug_assert_eq!(total, batch.len());
-    let mut grouped: Vec<T> = Vec::with_capacity(batch.len());
+    let mut grouped: Vec<Entry> = Vec::with_capacity(total);
     let out = ScatterTarget(grouped.as_mut_ptr());
     chunks
         .par_iter()
         .zip(next.par_iter_mut())
-        .for_each(|(chunk, next)| {
-            for &entry in *chunk {
+        .zip(&ends)
+        .for_each(|((chunk, next), ends)| {
+            batch.for_each_entry(chunk.clone(), |entry| {
                 let segment = segment_of(&entry);
-                // SAFETY: `next[segment]` runs through this chunk's own
-                // positions in the segment's range, `[start, start +
-                // count)`, which the prefix sum above made disjoint from
-                // every other (segment, chunk) pair's and less than
-                // `batch.len()`, the vector's capacity. So each position
-                // is written once, by one thread.
-                unsafe { out.at(next[segment]).write(entry) };
-                next[segment] += 1;
-            }
+                let at = next[segment];
+                assert!(
+                    at < ends[segment],
+                    "the edge source showed more edges on a second read of the same range"
+                );
+                // SAFETY: `at` lies in this chunk's own positions of the
+                // segment, `[start, end)` (checked just above), which the
+                // prefix sum made disjoint from every other (segment,
+                // chunk) pair's and at most `total`, the vector's
+                // capacity. So each position is written once, by one
+                // thread.
+                unsafe { out.at(at).write(entry) };
+                next[segment] = at + 1;
+            });
         });
-    // SAFETY: the counts add up to `batch.len()`, so the scatter above
-    // wrote every position in `[0, batch.len())` (`T: Copy`: nothing to
-    // drop).
-    unsafe { grouped.set_len(batch.len()) };
+    assert!(
+        next == ends,
+        "the edge source showed fewer edges on a second read of the same range"
+    );
+    // SAFETY: every (segment, chunk) pair wrote exactly its positions
+    // (`next == ends`, asserted), and these cover `[0, total)`; `Entry` is
+    // `Copy`: nothing to drop.
+    unsafe { grouped.set_len(total) };
     let ranges: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
-    let mut parts: Vec<&mut [T]> = Vec::new();
+    let mut parts: Vec<&mut [Entry]> = Vec::new();
     let mut rest = grouped.as_mut_slice();
     for range in &ranges {
         let (part, tail) = rest.split_at_mut(range.len());
@@ -124,7 +217,7 @@ fn group_by_segment<T: Copy + Send + Sync, K: Ord>(
     }
     parts
         .into_par_iter()
-        .for_each(|part| part.sort_by_key(|entry| order(entry)));
+        .for_each(|part| part.sort_by_key(|&(first, second, _)| (first, second)));
     (grouped, ranges)
 }
 
@@ -176,7 +269,7 @@ fn per_segment_with_scratch<T: Sync, R: Send>(
     segments: &mut [Segment],
     ranges: &[Range<usize>],
     batch: &[T],
-    work: impl Fn(&mut Scratch, &mut crate::segment::SegmentData, &[T]) -> R + Sync + Send,
+    work: impl Fn(&mut Scratch, &mut SegmentData, &[T]) -> R + Sync + Send,
 ) -> Vec<R> {
     segments
         .par_iter_mut()
@@ -195,7 +288,7 @@ fn per_segment<T: Sync, R: Send>(
     segments: &mut [Segment],
     ranges: &[Range<usize>],
     batch: &[T],
-    work: impl Fn(&mut crate::segment::SegmentData, &[T]) -> R + Sync + Send,
+    work: impl Fn(&mut SegmentData, &[T]) -> R + Sync + Send,
 ) -> Vec<R> {
     segments
         .par_iter_mut()
@@ -239,12 +332,25 @@ unsafe fn insert_with_tombstones(
     }
 }
 
+/// Every live edge of `other` as a batch entry, with its weight or 1.0,
+/// gathered in parallel in `other`'s order (by source, then target).
+fn entries_of(other: &CsrPP) -> Vec<Entry> {
+    (0..other.vertex_count() as VertexId)
+        .into_par_iter()
+        .flat_map_iter(|v| other.weighted_or_unit(v).map(move |(d, w)| (v, d, w)))
+        .collect()
+}
+
 impl CsrPP {
     /// Inserts a batch whose ids are already admitted (checked and the
     /// graph grown). `set_union` forces set semantics (graph algebra);
     /// otherwise the store's semantics apply.
-    pub(crate) fn insert_batch(&mut self, batch: Vec<Entry>, set_union: bool) -> UpdateReport {
-        let set_union = set_union || self.config.semantics == Semantics::Simple;
+    pub(crate) fn insert_batch<B: BatchEntries + ?Sized>(
+        &mut self,
+        batch: &B,
+        set_union: bool,
+    ) -> UpdateReport {
+        let set_union = set_union || self.options.store.semantics == Semantics::Simple;
         let semantics = if set_union {
             Semantics::Simple
         } else {
@@ -252,34 +358,31 @@ impl CsrPP {
         };
         if batch.len() <= SERIAL_BATCH {
             // Sorting and fanning out to the pool costs more than it saves.
-            let added = batch
-                .iter()
-                .filter(|&&(src, dst, weight)| self.insert_admitted(src, dst, weight, semantics))
-                .count();
+            let mut added = 0;
+            batch.for_each_entry(0..batch.len(), |(src, dst, weight)| {
+                added += u64::from(self.insert_admitted(src, dst, weight, semantics));
+            });
             return UpdateReport {
-                edges_added: added as u64,
+                edges_added: added,
                 edges_removed: 0,
             };
         }
         // Stable: equal edges keep arrival order, so the first one's weight
         // wins under set semantics and multigraph duplicates stay oldest
         // first.
-        let (batch, ranges) = group_by_segment(
-            &batch,
-            |e| e.0,
-            |&(src, dst, _)| (src, dst),
-            self.shift,
-            self.segments.len(),
-        );
+        let (batch, ranges) = group_by_segment(batch, self.shift, self.segments.len());
         // The targets of added edges are needed for the in-lists, and to
         // clear deleted flags (rare: only when some vertex is deleted).
-        let track = self.config.reverse_edges || self.deleted_vertices > 0;
+        let track = self.options.store.in_edges || self.deleted_vertices > 0;
         let mask = self.segment_size() - 1;
-        let headroom = self.config.slab_headroom;
-        let repack = self.config.segment_repack;
+        let headroom = self.options.slab_headroom;
+        let repack = self.options.segment_repack;
+        let shift = self.shift;
+        let snapshots = &self.snapshots;
+        let saving = snapshots.is_active();
         let editor = Editor {
             allocator: &self.allocator,
-            delete_mode: self.config.delete_mode,
+            delete_mode: self.options.delete_mode,
         };
         let results = per_segment_with_scratch(
             &mut self.segments,
@@ -291,16 +394,22 @@ impl CsrPP {
                     groups,
                     merge: scratch,
                 } = buffers;
+                let segment = (part[0].0 >> shift) as usize;
                 let mut added_edges: Vec<Entry> = Vec::new();
                 let (mut added, mut undeleted) = (0u64, 0u64);
                 if data.live_edges == 0 && data.out.iter().all(|list| list.len() == 0) {
                     // A bulk load into an empty segment: CSR++'s load layout,
                     // every array exactly sized and packed into one slab.
+                    if saving {
+                        // Its vertices had no out-edges at the snapshot.
+                        snapshots.before_change(segment, data);
+                    }
                     let mut ids = Vec::with_capacity(part.len());
                     let mut weights = Vec::with_capacity(part.len());
                     let mut runs = Vec::new();
                     for group in part.chunk_by(|a, b| a.0 == b.0) {
                         let src = group[0].0;
+                        let index = src as usize & mask;
                         let start = ids.len();
                         for &(_, dst, weight) in group {
                             if set_union && ids.len() > start && ids.last() == Some(&dst) {
@@ -312,7 +421,6 @@ impl CsrPP {
                                 added_edges.push((dst, src, 0.0));
                             }
                         }
-                        let index = src as usize & mask;
                         runs.push((index, start, ids.len()));
                         undeleted += u64::from(data.undelete(index));
                     }
@@ -329,9 +437,19 @@ impl CsrPP {
                 for group in part.chunk_by(|a, b| a.0 == b.0) {
                     let src = group[0].0;
                     let index = src as usize & mask;
-                    let list = &mut data.out[index];
                     let before = added;
-                    if list.tombstones() > 0 {
+                    if data.out[index].tombstones() > 0 {
+                        // Changed here, not in `merge_groups`: copied first
+                        // unless nothing will be added.
+                        if saving
+                            && (!set_union
+                                || group
+                                    .iter()
+                                    .any(|&(_, dst, _)| !data.out[index].contains_live(dst)))
+                        {
+                            snapshots.before_change(segment, data);
+                        }
+                        let list = &mut data.out[index];
                         // SAFETY: the list lives in this store, whose
                         // allocator `editor` holds.
                         added += unsafe {
@@ -350,6 +468,7 @@ impl CsrPP {
                             )
                         };
                     } else {
+                        let list = &data.out[index];
                         let start = pending.len();
                         for &(_, dst, weight) in group {
                             if set_union
@@ -372,6 +491,10 @@ impl CsrPP {
                         undeleted += u64::from(data.undelete(index));
                     }
                 }
+                if saving && !groups.is_empty() {
+                    // The lists in `groups` have been read, not changed.
+                    snapshots.before_change(segment, data);
+                }
                 // SAFETY: the segment lives in this store, whose allocator
                 // `editor` holds.
                 unsafe { data.merge_groups(editor.allocator, false, repack, pending, groups) };
@@ -383,8 +506,8 @@ impl CsrPP {
         self.edge_count += added;
         self.deleted_vertices -= results.iter().map(|r| r.1).sum::<u64>();
         if track {
-            let reversed: Vec<Entry> = results.into_iter().flat_map(|r| r.2).collect();
-            self.insert_reverse(&reversed);
+            let in_entries: Vec<Entry> = results.into_iter().flat_map(|r| r.2).collect();
+            self.insert_in_entries(&in_entries);
         }
         UpdateReport {
             edges_added: added,
@@ -394,27 +517,24 @@ impl CsrPP {
 
     /// Adds `(target, source)` entries of edges just added to the in-lists
     /// (when kept) and clears the targets' deleted flags.
-    fn insert_reverse(&mut self, reversed: &[Entry]) {
-        let (reversed, ranges) = group_by_segment(
-            reversed,
-            |e| e.0,
-            |&(dst, src, _)| (dst, src),
-            self.shift,
-            self.segments.len(),
-        );
-        let reversed = &reversed[..];
-        let reverse = self.config.reverse_edges;
+    fn insert_in_entries(&mut self, in_entries: &[Entry]) {
+        let (in_entries, ranges) = group_by_segment(in_entries, self.shift, self.segments.len());
+        let in_entries = &in_entries[..];
+        let in_edges = self.options.store.in_edges;
         let mask = self.segment_size() - 1;
-        let headroom = self.config.slab_headroom;
-        let repack = self.config.segment_repack;
+        let headroom = self.options.slab_headroom;
+        let repack = self.options.segment_repack;
+        let shift = self.shift;
+        let snapshots = &self.snapshots;
+        let saving = in_edges && snapshots.is_active();
         let editor = Editor {
             allocator: &self.allocator,
-            delete_mode: self.config.delete_mode,
+            delete_mode: self.options.delete_mode,
         };
         let undeleted: u64 = per_segment_with_scratch(
             &mut self.segments,
             &ranges,
-            reversed,
+            in_entries,
             |buffers, data, part| {
                 let Scratch {
                     pending,
@@ -422,7 +542,11 @@ impl CsrPP {
                     merge: scratch,
                 } = buffers;
                 let mut undeleted = 0;
-                if reverse && data.incoming.iter().all(|list| list.len() == 0) {
+                if saving {
+                    // Every entry adds to an in-list of this segment.
+                    snapshots.before_change((part[0].0 >> shift) as usize, data);
+                }
+                if in_edges && data.incoming.iter().all(|list| list.len() == 0) {
                     // Bulk load: pack the in-lists into a slab too.
                     let ids: Vec<u32> = part.iter().map(|&(_, src, _)| src).collect();
                     let mut runs = Vec::new();
@@ -438,14 +562,14 @@ impl CsrPP {
                 }
                 for group in part.chunk_by(|a, b| a.0 == b.0) {
                     prefetch_address(&data.out[group[0].0 as usize & mask]);
-                    if reverse {
+                    if in_edges {
                         prefetch_address(&data.incoming[group[0].0 as usize & mask]);
                     }
                 }
                 for group in part.chunk_by(|a, b| a.0 == b.0) {
                     let index = group[0].0 as usize & mask;
                     undeleted += u64::from(data.undelete(index));
-                    if !reverse {
+                    if !in_edges {
                         continue;
                     }
                     let list = &mut data.incoming[index];
@@ -482,41 +606,75 @@ impl CsrPP {
 
     /// Deletes a batch. `all_occurrences`: set difference (every copy of
     /// each pair goes); otherwise each entry removes one occurrence, the
-    /// oldest, as a run of single deletes would.
-    pub(crate) fn delete_batch(&mut self, mut batch: Vec<Edge>, all_occurrences: bool) -> u64 {
-        let vertex_count = self.vertex_count;
-        batch.retain(|e| (e.src as usize) < vertex_count && (e.dst as usize) < vertex_count);
+    /// oldest, as a run of single deletes would. Entries naming a vertex
+    /// outside the graph remove nothing; weights are ignored.
+    pub(crate) fn delete_batch<B: BatchEntries + ?Sized>(
+        &mut self,
+        batch: &B,
+        all_occurrences: bool,
+    ) -> u64 {
+        if batch.len() <= SERIAL_BATCH {
+            // One at a time: grouping costs more than it saves.
+            let mut removed = 0;
+            batch.for_each_entry(0..batch.len(), |(src, dst, _)| {
+                while self.delete_one(src, dst) {
+                    removed += 1;
+                    if !all_occurrences {
+                        break;
+                    }
+                }
+            });
+            return removed;
+        }
+        let existing = InGraph {
+            batch,
+            vertex_count: self.vertex_count,
+        };
+        let (batch, ranges) = group_by_segment(&existing, self.shift, self.segments.len());
         if batch.is_empty() {
             return 0;
         }
-        batch.par_sort_unstable();
-        if all_occurrences {
-            batch.dedup();
-        }
-        let reverse = self.config.reverse_edges;
+        let in_edges = self.options.store.in_edges;
         let mask = self.segment_size() - 1;
-        let ranges = segment_ranges(&batch, |e| e.src, self.shift, self.segments.len());
+        let shift = self.shift;
+        let snapshots = &self.snapshots;
+        let saving = snapshots.is_active();
         let editor = Editor {
             allocator: &self.allocator,
-            delete_mode: self.config.delete_mode,
+            delete_mode: self.options.delete_mode,
         };
         let results = per_segment(&mut self.segments, &ranges, &batch, |data, part| {
-            let mut removed_edges: Vec<Edge> = Vec::new();
+            let segment = (part[0].0 >> shift) as usize;
+            // Copied for the snapshots before the first delete that finds
+            // its edge.
+            let mut copied = !saving;
+            let mut removed_edges: Vec<Entry> = Vec::new();
             let mut removed = 0u64;
-            for edge in part {
-                let list = &mut data.out[edge.src as usize & mask];
+            let mut previous = None;
+            for &(src, dst, _) in part {
+                // Sorted: a repeated pair follows its first occurrence; a
+                // set difference has already removed it all.
+                if all_occurrences && previous == Some((src, dst)) {
+                    continue;
+                }
+                previous = Some((src, dst));
+                if !copied && data.out[src as usize & mask].contains_live(dst) {
+                    snapshots.before_change(segment, data);
+                    copied = true;
+                }
+                let list = &mut data.out[src as usize & mask];
                 // SAFETY: the list lives in this store, whose allocator
                 // `editor` holds.
                 let count = unsafe {
                     if all_occurrences {
-                        editor.delete_all(list, edge.dst)
+                        editor.delete_all(list, dst)
                     } else {
-                        u64::from(editor.delete_one(list, edge.dst))
+                        u64::from(editor.delete_one(list, dst))
                     }
                 };
                 removed += count;
-                if reverse {
-                    removed_edges.extend(std::iter::repeat_n(edge.reversed(), count as usize));
+                if in_edges {
+                    removed_edges.extend(std::iter::repeat_n((dst, src, 0.0), count as usize));
                 }
             }
             data.live_edges -= removed;
@@ -524,16 +682,20 @@ impl CsrPP {
         });
         let removed: u64 = results.iter().map(|r| r.0).sum();
         self.edge_count -= removed;
-        if reverse {
-            let mut reversed: Vec<Edge> = results.into_iter().flat_map(|r| r.1).collect();
-            reversed.par_sort_unstable();
-            let ranges = segment_ranges(&reversed, |e| e.src, self.shift, self.segments.len());
-            per_segment(&mut self.segments, &ranges, &reversed, |data, part| {
-                for edge in part {
-                    let list = &mut data.incoming[edge.src as usize & mask];
+        if in_edges {
+            let mut in_entries: Vec<Entry> = results.into_iter().flat_map(|r| r.1).collect();
+            in_entries.par_sort_unstable_by_key(|&(dst, src, _)| (dst, src));
+            let ranges = segment_ranges(&in_entries, |e| e.0, self.shift, self.segments.len());
+            per_segment(&mut self.segments, &ranges, &in_entries, |data, part| {
+                if saving {
+                    // Every entry's out-edge was removed: its in-entry goes.
+                    snapshots.before_change((part[0].0 >> shift) as usize, data);
+                }
+                for &(dst, src, _) in part {
+                    let list = &mut data.incoming[dst as usize & mask];
                     // SAFETY: as above.
-                    let found = unsafe { editor.delete_one(list, edge.dst) };
-                    debug_assert!(found, "in-list of {} lacks {}", edge.src, edge.dst);
+                    let found = unsafe { editor.delete_one(list, src) };
+                    debug_assert!(found, "in-list of {dst} lacks {src}");
                 }
             });
         }
@@ -545,7 +707,7 @@ impl CsrPP {
     /// either store's semantics (an edge already present, or repeated in
     /// `other`, is added at most once; its weight is `other`'s, or 1.0).
     /// Grows `self` to at least `other`'s vertex count. Returns the number
-    /// of edges actually added.
+    /// of edges actually added. Live snapshots of `self` keep their graph.
     ///
     /// Cost: gathering `other`'s edges (already sorted by source and
     /// target) in parallel, then one merge per touched vertex, in parallel
@@ -556,30 +718,26 @@ impl CsrPP {
     /// limit; `self` is then unchanged.
     ///
     /// ```
-    /// use dyngraph_core::{Edge, Graph};
-    /// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
-    /// let config = CsrPPConfig::default();
-    /// let mut g = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(1, 2)], config.clone())?;
-    /// let batch = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(2, 0)], config)?;
+    /// use dyngraph_core::{Edge, FromEdges, Graph};
+    /// use dyngraph_csrpp::{CsrPP, CsrPPOptions};
+    /// let options = CsrPPOptions::default();
+    /// let mut g = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(1, 2)], options.clone())?;
+    /// let batch = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(2, 0)], options)?;
     /// assert_eq!(g.add_graph_in_place(&batch)?, 1);
     /// assert_eq!(g.edge_count(), 3);
     /// # Ok::<(), dyngraph_core::Error>(())
     /// ```
     pub fn add_graph_in_place(&mut self, other: &CsrPP) -> Result<u64> {
-        if other.vertex_count() > self.config.vertex_limit {
+        if other.vertex_count() > self.options.store.vertex_limit {
             return Err(Error::VertexLimit {
                 vertex: other.vertex_count() as u64 - 1,
                 needed: other.vertex_count() as u64,
-                limit: self.config.vertex_limit as u64,
+                limit: self.options.store.vertex_limit as u64,
             });
         }
         self.grow_to(other.vertex_count());
-        let batch: Vec<Entry> = other
-            .edges()
-            .into_par_iter()
-            .map(|e| (e.src, e.dst, e.weight))
-            .collect();
-        Ok(self.insert_batch(batch, true).edges_added)
+        let batch = entries_of(other);
+        Ok(self.insert_batch(batch.as_slice(), true).edges_added)
     }
 
     /// Graph union into a new instance (Algorithm 8 `addGraph`): `self ∪
@@ -598,21 +756,22 @@ impl CsrPP {
     /// Graph difference in place (Algorithm 7 `subtractGraphInplace`):
     /// removes every edge `u -> v` of `self` for which `other` has an edge
     /// `u -> v` (all occurrences, set semantics). Returns the number of
-    /// edges removed. Deletes follow [`crate::CsrPPConfig::delete_mode`].
+    /// edges removed. Deletes follow [`crate::CsrPPOptions::delete_mode`].
+    /// Live snapshots of `self` keep their graph.
     ///
     /// ```
-    /// use dyngraph_core::{Edge, Graph, OutNeighbors};
-    /// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
-    /// let config = CsrPPConfig::default();
-    /// let mut g = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(0, 1), Edge::new(0, 2)], config.clone())?;
-    /// let batch = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(5, 5)], config)?;
+    /// use dyngraph_core::{Edge, FromEdges, OutNeighbors};
+    /// use dyngraph_csrpp::{CsrPP, CsrPPOptions};
+    /// let options = CsrPPOptions::default();
+    /// let mut g = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(0, 1), Edge::new(0, 2)], options.clone())?;
+    /// let batch = CsrPP::from_edges(&[Edge::new(0, 1), Edge::new(5, 5)], options)?;
     /// assert_eq!(g.subtract_graph_in_place(&batch), 2);
     /// assert_eq!(g.out_neighbors(0).collect::<Vec<_>>(), [2]);
     /// # Ok::<(), dyngraph_core::Error>(())
     /// ```
     pub fn subtract_graph_in_place(&mut self, other: &CsrPP) -> u64 {
-        let batch: Vec<Edge> = other.edges().into_par_iter().map(|e| e.edge()).collect();
-        self.delete_batch(batch, true)
+        let batch = entries_of(other);
+        self.delete_batch(batch.as_slice(), true)
     }
 
     /// Graph difference into a new instance (Algorithm 7 `subtractGraph`):
@@ -628,10 +787,12 @@ impl CsrPP {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dyngraph_core::{Edge, EdgeChunk, WeightedEdge};
 
     /// The parallel counting sort groups exactly as a stable sort by
-    /// segment and then by `order` would, with several chunks (a pool of
-    /// four threads) and with one.
+    /// segment and then by `(first, second)` id would, with several chunks
+    /// (a pool of four threads) and with one; reading the same edges from
+    /// columns in place gives the same groups.
     #[test]
     fn grouping_matches_a_stable_sort() {
         let mut state = 12345u64;
@@ -654,10 +815,16 @@ mod tests {
                     .num_threads(threads)
                     .build()
                     .unwrap();
-                let (grouped, ranges) = pool.install(|| {
-                    group_by_segment(&batch, |e| e.0, |&(src, dst, _)| (src, dst), 3, 125)
-                });
+                let (grouped, ranges) = pool.install(|| group_by_segment(batch.as_slice(), 3, 125));
                 assert_eq!(grouped, expected, "len {len}, {threads} threads");
+                let src: Vec<VertexId> = batch.iter().map(|e| e.0).collect();
+                let dst: Vec<VertexId> = batch.iter().map(|e| e.1).collect();
+                let weights: Vec<Weight> = batch.iter().map(|e| e.2).collect();
+                let columns = EdgeChunk::new(&src, &dst, Some(&weights)).unwrap();
+                let (from_columns, column_ranges) =
+                    pool.install(|| group_by_segment(&SourceEntries(&columns), 3, 125));
+                assert_eq!(from_columns, expected, "columns, len {len}");
+                assert_eq!(column_ranges, ranges);
                 assert_eq!(ranges.len(), 125);
                 for (segment, range) in ranges.iter().enumerate() {
                     assert!(
@@ -669,5 +836,55 @@ mod tests {
                 assert_eq!(ranges.last().map_or(0, |r| r.end), len);
             }
         }
+    }
+
+    /// A delete batch keeps only edges between existing vertices, so
+    /// every id it groups has a segment.
+    #[test]
+    fn delete_grouping_drops_edges_outside_the_graph() {
+        let batch = [
+            Edge::new(0, 1),
+            Edge::new(9, 0),
+            Edge::new(2, 9),
+            Edge::new(2, 0),
+        ];
+        let existing = InGraph {
+            batch: &SourceEntries(&batch[..]),
+            vertex_count: 4,
+        };
+        let (grouped, ranges) = group_by_segment(&existing, 1, 2);
+        assert_eq!(grouped, [(0, 1, 1.0), (2, 0, 1.0)]);
+        assert_eq!(ranges, [0..1, 1..2]);
+    }
+
+    /// An edge source that shows a different edge each time it is read.
+    struct Shifting(std::sync::atomic::AtomicU32);
+
+    impl EdgeSource for Shifting {
+        fn len(&self) -> usize {
+            4
+        }
+
+        fn is_weighted(&self) -> bool {
+            false
+        }
+
+        fn edge(&self, i: usize) -> WeightedEdge {
+            let turn = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            WeightedEdge::new(i as u32 % 2 + 2 * (turn / 4 % 2), 0, 1.0)
+        }
+    }
+
+    /// A broken source (different edges on the second read) is a panic,
+    /// never a write outside the grouping buffer.
+    #[test]
+    fn a_source_that_changes_between_reads_panics() {
+        let source = Shifting(std::sync::atomic::AtomicU32::new(0));
+        let result = std::panic::catch_unwind(|| group_by_segment(&SourceEntries(&source), 1, 2));
+        let message = *result
+            .expect_err("the second read differs")
+            .downcast::<&str>()
+            .expect("a message");
+        assert!(message.contains("second read"), "{message}");
     }
 }

@@ -57,8 +57,8 @@ impl Iterator for Neighbors<'_> {
     }
 }
 
-/// The out-edges of one vertex with their weights (1.0 when the store
-/// keeps none), in the order of [`Neighbors`].
+/// The out-edges of one vertex with their weights, in the order of
+/// [`Neighbors`]: what [`crate::CsrPPWeights`] reads.
 #[derive(Clone, Debug)]
 pub struct WeightedNeighbors<'a> {
     ids: &'a [u32],

@@ -17,7 +17,7 @@ impl CsrPP {
     fn keys_or_error(&self) -> Result<&KeyMap> {
         self.keys.as_ref().ok_or_else(|| {
             Error::InvalidArgument(
-                "external keys are off for this store (enable CsrPPConfig::external_keys)".into(),
+                "external keys are off for this store (enable CsrPPOptions::external_keys)".into(),
             )
         })
     }
@@ -52,7 +52,7 @@ impl CsrPP {
             && !fresh.is_empty()
         {
             let last = u32::try_from(last).unwrap_or(u32::MAX);
-            check_limit(self.config.vertex_limit, [last])?;
+            check_limit(self.options.store.vertex_limit, [last])?;
         }
         for key in keys {
             let next = self.vertex_count as VertexId;

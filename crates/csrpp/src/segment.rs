@@ -6,7 +6,7 @@ use crate::adjacency::{
     AdjList, ID_MASK, MAX_TOMBSTONES, Slab, TOMBSTONE, block_bytes, capacity_for, inline_capacity,
 };
 use crate::alloc::{BlockSource, EdgeAllocator};
-use crate::config::DeleteMode;
+use crate::options::DeleteMode;
 use dyngraph_core::{Semantics, VertexId, Weight};
 use rayon::prelude::*;
 use std::ptr::NonNull;
@@ -16,7 +16,7 @@ use std::ptr::NonNull;
 pub(crate) struct SegmentData {
     /// Out-lists (the vertex entries; they also carry the deleted flag).
     pub(crate) out: Box<[AdjList]>,
-    /// In-lists, parallel to `out`; empty when reverse edges are off.
+    /// In-lists, parallel to `out`; empty when the store keeps no in-edges.
     pub(crate) incoming: Box<[AdjList]>,
     /// Live out-edges of this segment's vertices.
     pub(crate) live_edges: u64,
@@ -44,6 +44,28 @@ pub(crate) struct Packing {
 
 fn side(incoming: bool) -> usize {
     usize::from(incoming)
+}
+
+/// An immutable copy of one segment's lists, taken for snapshots the first
+/// time the segment changes after them (see [`crate::snapshot`]): the live
+/// slots of every out- and in-list, tombstones dropped, each array exactly
+/// sized and all of them back to back in one slab, in vertex order, so a
+/// view scans a saved segment as a freshly loaded one.
+pub(crate) struct FrozenSegment {
+    pub(crate) out: Box<[AdjList]>,
+    pub(crate) incoming: Box<[AdjList]>,
+    /// The arrays of the lists too long to be inline. Owned here, so the
+    /// lists (which point into it) live exactly as long as it; no list of
+    /// a frozen segment owns an allocator block.
+    slab: Option<Slab>,
+}
+
+impl FrozenSegment {
+    /// Heap bytes: the entries and the slab.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        (self.out.len() + self.incoming.len()) * std::mem::size_of::<AdjList>()
+            + self.slab.as_ref().map_or(0, Slab::bytes)
+    }
 }
 
 /// A segment with its lock (one `parking_lot` mutex per segment).
@@ -96,7 +118,7 @@ impl EntryArrays {
 
 impl SegmentData {
     /// A segment over empty entry arrays `out` and `incoming` (empty when
-    /// reverse edges are off), properties at their defaults.
+    /// the store keeps no in-edges), properties at their defaults.
     pub(crate) fn with_entries(
         out: Box<[AdjList]>,
         incoming: Box<[AdjList]>,
@@ -114,6 +136,40 @@ impl SegmentData {
                 .collect(),
             slabs: Vec::new(),
             packing: [Packing::default(); 2],
+        }
+    }
+
+    /// The segment's lists as they are now, frozen for snapshots (see
+    /// [`FrozenSegment`]): one pass to size the slab, one to copy.
+    pub(crate) fn freeze(&self) -> FrozenSegment {
+        let lists = || self.out.iter().chain(self.incoming.iter());
+        let words: usize = lists().map(AdjList::frozen_words).sum();
+        let slab = (words > 0).then(|| Slab::new(words));
+        let mut offset = 0;
+        let mut copy = |list: &AdjList| {
+            let start = slab.as_ref().map_or(NonNull::dangling(), |slab| {
+                // SAFETY: `offset` plus this list's words is at most
+                // `words`, the slab's size (the lists are walked in the
+                // same order as when summing), so the pointer stays
+                // inside the slab.
+                unsafe { NonNull::new_unchecked(slab.start().as_ptr().add(offset)) }
+            });
+            let used = list.frozen_words();
+            // SAFETY: `start` names `used` words of the fresh slab that no
+            // other list is given (each list gets the words after the
+            // previous one's), and the slab is moved into the frozen
+            // segment with the lists, which it therefore outlives.
+            let frozen = unsafe { list.frozen_copy(start) };
+            offset += used;
+            frozen
+        };
+        let out = self.out.iter().map(&mut copy).collect();
+        let incoming = self.incoming.iter().map(&mut copy).collect();
+        debug_assert_eq!(offset, words);
+        FrozenSegment {
+            out,
+            incoming,
+            slab,
         }
     }
 

@@ -1,15 +1,18 @@
 //! [`CsrPP`]: the store, its read traits and its serial updates.
 
-use crate::adjacency::{AdjList, TOMBSTONE};
+use crate::adjacency::AdjList;
 use crate::alloc::{AllocatorKind, EdgeAllocator};
-use crate::config::CsrPPConfig;
+use crate::batch::SourceEntries;
 use crate::iter::{Neighbors, WeightedNeighbors};
 use crate::keys::KeyMap;
+use crate::options::CsrPPOptions;
 use crate::segment::{Editor, EntryArrays, Segment, SegmentData};
+use crate::snapshot::{CsrPPSnapshot, CsrPPView, SegmentSnapshots};
 use dyngraph_core::hint::prefetch_address;
 use dyngraph_core::{
-    Edge, Error, Graph, GraphUpdate, InNeighbors, OutNeighbors, Result, Semantics, UpdateReport,
-    VertexId, Weight, WeightedEdge, WeightedOutNeighbors, check_limit,
+    Capability, Edge, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate,
+    InEdges, InNeighbors, OutNeighbors, Result, Semantics, Snapshots, UpdateReport, VertexId,
+    Weight, WeightedOutNeighbors, check_limit,
 };
 use rayon::prelude::*;
 use std::ops::Range;
@@ -26,59 +29,87 @@ pub struct VertexPropertyId(pub(crate) usize);
 /// A growable array of segment headers (the indirection layer: a lock,
 /// counters and pointers; growing it moves these headers, never a vertex
 /// entry or an edge array), each segment holding
-/// [`CsrPPConfig::segment_size`] vertex entries of 16 bytes (degree,
+/// [`CsrPPOptions::segment_size`] vertex entries of 16 bytes (degree,
 /// flags, and either the neighbours inline — up to two ids when
 /// unweighted, one `(id, weight)` when weighted — or a pointer to the edge
-/// array), in-lists when [`CsrPPConfig::reverse_edges`] is on, and vertex
-/// property columns. Weights live in the same allocation as their ids.
+/// array), in-lists when the store keeps in-edges
+/// ([`dyngraph_core::StoreOptions::in_edges`]), and vertex property
+/// columns. Weights live in the same allocation as their ids.
+///
+/// # Reading
+/// Out-edges through [`OutNeighbors`]; in-edges and weights through the
+/// capability handles [`CsrPPInEdges`] and [`CsrPPWeights`] that
+/// [`InEdges::in_edges`] and [`EdgeWeights::edge_weights`] return — or
+/// [`Error::MissingCapability`] for a store built without them, never an
+/// empty in-list or a weight of 1.0.
 ///
 /// # Cost model
 /// - **Insert** one edge: `O(log d)` search plus an `O(d)` shift (a
 ///   `memmove`); every time the degree passes a power of two the array is
 ///   reallocated and copied (amortised `O(1)` per edge). Only the source's
-///   segment is touched (and the target's, for reverse edges).
+///   segment is touched (and the target's, with in-edges).
 /// - **Delete** one edge: physical, `O(log d + d)` with halving when half
 ///   empty; logical, `O(log d)` (a tombstone bit) plus a later
 ///   [`CsrPP::compact`].
-/// - **Batch insert** of `b` edges: a parallel stable sort of the batch
-///   (`O(b log b)`), then per modified segment in parallel a merge of each
-///   touched vertex's array with its new edges (`O(k log d)` searches plus
-///   one copy of the array when it must move; in place when it has room).
-///   With [`CsrPPConfig::segment_repack`], a segment that earlier updates
-///   scattered is re-packed into one slab instead (`O(segment)`).
+/// - **Batch insert** of `b` edges, read in place from any
+///   [`EdgeSource`]: a parallel counting sort by segment into one buffer
+///   (`O(b)`) and a stable sort of each segment's part, then per modified
+///   segment in parallel a merge of each touched vertex's array with its
+///   new edges (one copy of the array when it must move; in place when it
+///   has room). With [`CsrPPOptions::segment_repack`], a segment that
+///   earlier updates scattered is re-packed into one slab instead
+///   (`O(segment)`).
 /// - **Scan**: one slice per vertex, as in CSR, reached through two
 ///   indirections (segment, entry); vertices with up to two unweighted
 ///   slots (one weighted) need no array: their slice is inside the entry.
-/// - **Memory**: 16 bytes per vertex entry (32 with reverse edges), plus,
-///   for lists too long to be inline, per edge 4 bytes (8 weighted) —
+/// - **Snapshot** ([`Snapshots`], copy-on-write per segment): taking one
+///   costs a slot per segment (16 bytes each). While one is alive, the
+///   first change of each segment after it copies that segment's live
+///   slots, exactly sized, into one slab (`O(edges of the segment)`,
+///   shared by all live snapshots that need it); later changes of the
+///   segment cost a shared read lock and a slot test per live snapshot,
+///   and changes while no snapshot is alive one atomic load. A snapshot
+///   holds at most one compacted copy of the store. A view reads a saved
+///   segment from its copy and the others from the store: one atomic load
+///   per vertex read ([`CsrPPView`]). Measured figures are in
+///   `crates/csrpp/README.md`.
+/// - **Memory**: 16 bytes per vertex entry (32 with in-edges), plus, for
+///   lists too long to be inline, per edge 4 bytes (8 weighted) —
 ///   exactly, right after a bulk load
 ///   (arrays packed per segment; 1.16× `Csr` on a Kronecker graph), and
 ///   rounded up to the vertex's power-of-two capacity once it has been
 ///   updated (between 1× and 2×; about 1.9× `Csr` after 100 batches on a
-///   Kronecker graph, 1.5× with [`CsrPPConfig::segment_repack`]) —
-///   plus the in-lists' 4 bytes per edge with reverse edges.
+///   Kronecker graph, 1.5× with [`CsrPPOptions::segment_repack`]) —
+///   plus the in-lists' 4 bytes per edge with in-edges. Segments copied
+///   for live snapshots are held by the snapshots
+///   ([`CsrPPSnapshot::memory_bytes`]), not counted here.
 ///
 /// # Concurrency
 /// `&mut CsrPP` updates serially with no locking. For many threads, take a
 /// [`crate::ConcurrentWriter`] with [`CsrPP::concurrent_writer`]: its
 /// `insert_edge`/`delete_edge` take `&self` and lock one segment each (two,
-/// in index order, with reverse edges). The writer borrows the store
+/// in index order, with in-edges). The writer borrows the store
 /// mutably, so no scan can run until it is dropped — the update/scan phase
 /// split of the paper, enforced by the borrow checker.
 ///
 /// ```
-/// use dyngraph_core::{Edge, Graph, GraphUpdate, OutNeighbors};
-/// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+/// use dyngraph_core::{Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, Snapshots};
+/// use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 ///
-/// let mut graph = CsrPP::new(CsrPPConfig::default())?;
+/// let mut graph = CsrPP::new(CsrPPOptions::default())?;
 /// graph.insert_edges(&[Edge::new(0, 2), Edge::new(0, 1), Edge::new(3, 0)])?;
 /// assert_eq!(graph.out_neighbors(0).collect::<Vec<_>>(), [1, 2]); // sorted
+/// let before = graph.snapshot();
 /// assert!(graph.delete_edge(0, 2)?);
 /// assert_eq!(graph.edge_count(), 2);
+/// // The snapshot still shows the graph as it was.
+/// let view = graph.view(&before)?;
+/// assert_eq!(view.out_neighbors(0).collect::<Vec<_>>(), [1, 2]);
+/// assert_eq!(view.edge_count(), 3);
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
 pub struct CsrPP {
-    pub(crate) config: CsrPPConfig,
+    pub(crate) options: CsrPPOptions,
     pub(crate) shift: u32,
     pub(crate) segments: Vec<Segment>,
     pub(crate) vertex_count: usize,
@@ -86,6 +117,9 @@ pub struct CsrPP {
     pub(crate) deleted_vertices: u64,
     pub(crate) property_defaults: Vec<f64>,
     pub(crate) keys: Option<KeyMap>,
+    /// Live snapshots, told of every segment about to change
+    /// ([`crate::snapshot`]).
+    pub(crate) snapshots: SegmentSnapshots,
     // Last, so it is dropped after `Drop::drop` has returned the blocks.
     pub(crate) allocator: EdgeAllocator,
 }
@@ -93,10 +127,11 @@ pub struct CsrPP {
 impl std::fmt::Debug for CsrPP {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CsrPP")
-            .field("config", &self.config)
+            .field("options", &self.options)
             .field("vertex_count", &self.vertex_count)
             .field("edge_count", &self.edge_count)
             .field("segments", &self.segments.len())
+            .field("snapshots", &self.snapshots)
             .finish_non_exhaustive()
     }
 }
@@ -107,44 +142,25 @@ impl CsrPP {
     /// # Errors
     /// [`Error::InvalidArgument`] for a segment size that is not a power of
     /// two or a vertex limit above [`crate::MAX_VERTEX_LIMIT`].
-    pub fn new(config: CsrPPConfig) -> Result<Self> {
-        config.validate()?;
+    pub fn new(options: CsrPPOptions) -> Result<Self> {
+        options.validate()?;
         Ok(Self {
-            shift: config.segment_size.trailing_zeros(),
+            shift: options.segment_size.trailing_zeros(),
             segments: Vec::new(),
             vertex_count: 0,
             edge_count: 0,
             deleted_vertices: 0,
             property_defaults: Vec::new(),
-            keys: config.external_keys.then(KeyMap::default),
-            allocator: EdgeAllocator::new(config.allocator),
-            config,
+            keys: options.external_keys.then(KeyMap::default),
+            snapshots: SegmentSnapshots::default(),
+            allocator: EdgeAllocator::new(options.allocator),
+            options,
         })
     }
 
-    /// A store holding `edges` (a batch insert into an empty store).
-    ///
-    /// # Errors
-    /// As [`CsrPP::new`], and [`Error::VertexLimit`] for an id past the limit.
-    pub fn from_edges(edges: &[Edge], config: CsrPPConfig) -> Result<Self> {
-        let mut graph = Self::new(config)?;
-        graph.insert_edges(edges)?;
-        Ok(graph)
-    }
-
-    /// A store holding weighted `edges`.
-    ///
-    /// # Errors
-    /// As [`CsrPP::from_edges`].
-    pub fn from_weighted_edges(edges: &[WeightedEdge], config: CsrPPConfig) -> Result<Self> {
-        let mut graph = Self::new(config)?;
-        graph.insert_weighted_edges(edges)?;
-        Ok(graph)
-    }
-
-    /// The configuration it was built with.
-    pub fn config(&self) -> &CsrPPConfig {
-        &self.config
+    /// The options it was built with.
+    pub fn options(&self) -> &CsrPPOptions {
+        &self.options
     }
 
     /// Which allocator its edge arrays come from.
@@ -160,6 +176,13 @@ impl CsrPP {
     /// Number of segments allocated.
     pub fn segment_count(&self) -> usize {
         self.segments.len()
+    }
+
+    /// Snapshots of this store still alive: while there are any, the first
+    /// change of each segment copies it (see [`Snapshots`] in the cost
+    /// model).
+    pub fn live_snapshots(&self) -> usize {
+        self.snapshots.live_snapshots()
     }
 
     pub(crate) fn locate(&self, v: VertexId) -> (usize, usize) {
@@ -212,19 +235,6 @@ impl CsrPP {
         unsafe { data.out.get_unchecked(i) }
     }
 
-    #[inline]
-    fn in_list(&self, v: VertexId) -> Option<&AdjList> {
-        if !self.config.reverse_edges {
-            self.check_vertex(v);
-            return None;
-        }
-        let (data, i) = self.vertex_segment(v);
-        debug_assert_eq!(data.incoming.len(), self.segment_size());
-        // SAFETY: with reverse edges every segment holds `segment_size()`
-        // in-entries, and `i` is a position within a segment.
-        Some(unsafe { data.incoming.get_unchecked(i) })
-    }
-
     /// The raw sorted slots of `v`'s out-list: live ids, and — only under
     /// [`crate::DeleteMode::Logical`] before [`CsrPP::compact`] — tombstones with
     /// the top bit set. For kernels that want the slice itself.
@@ -237,12 +247,7 @@ impl CsrPP {
 
     /// Whether `src -> dst` is a live edge (`O(log d)`).
     pub fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
-        if src as usize >= self.vertex_count {
-            return false;
-        }
-        let list = self.out_list(src);
-        let ids = list.ids();
-        list.equal_range(dst).any(|pos| ids[pos] & TOMBSTONE == 0)
+        (src as usize) < self.vertex_count && self.out_list(src).contains_live(dst)
     }
 
     /// Whether `v` was deleted with [`CsrPP::delete_vertex`] and has not
@@ -263,15 +268,15 @@ impl CsrPP {
             &mut self.segments,
             &mut self.vertex_count,
             vertex_count,
-            &self.config,
+            &self.options,
             &self.property_defaults,
         );
     }
 
-    /// Refuses ids past the vertex limit, then grows the graph to hold them.
-    fn admit(&mut self, ids: impl IntoIterator<Item = VertexId>) -> Result<()> {
-        let max = ids.into_iter().max();
-        check_limit(self.config.vertex_limit, max)?;
+    /// Refuses ids past the vertex limit (`max` is the largest), then
+    /// grows the graph to hold them.
+    pub(crate) fn admit(&mut self, max: Option<VertexId>) -> Result<()> {
+        check_limit(self.options.store.vertex_limit, max)?;
         if let Some(max) = max {
             self.grow_to(max as usize + 1);
         }
@@ -279,8 +284,19 @@ impl CsrPP {
     }
 
     fn insert_one(&mut self, src: VertexId, dst: VertexId, weight: Weight) -> Result<bool> {
-        self.admit([src, dst])?;
-        Ok(self.insert_admitted(src, dst, weight, self.config.semantics))
+        self.admit(Some(src.max(dst)))?;
+        Ok(self.insert_admitted(src, dst, weight, self.options.store.semantics))
+    }
+
+    /// Lets the live snapshots copy `src`'s segment and, with in-edges,
+    /// `dst`'s, before an edge `src -> dst` is added or removed.
+    fn before_edge_change(&self, src: VertexId, dst: VertexId) {
+        let (s, _) = self.locate(src);
+        self.snapshots.before_change(s, self.segment(s));
+        if self.options.store.in_edges {
+            let (t, _) = self.locate(dst);
+            self.snapshots.before_change(t, self.segment(t));
+        }
     }
 
     /// Inserts one edge whose endpoints exist, with `semantics`.
@@ -291,11 +307,16 @@ impl CsrPP {
         weight: Weight,
         semantics: Semantics,
     ) -> bool {
+        if self.snapshots.is_active()
+            && (semantics == Semantics::Multigraph || !self.has_edge(src, dst))
+        {
+            self.before_edge_change(src, dst);
+        }
         let (s, i) = self.locate(src);
         let (t, j) = self.locate(dst);
         let editor = Editor {
             allocator: &self.allocator,
-            delete_mode: self.config.delete_mode,
+            delete_mode: self.options.delete_mode,
         };
         let data = self.segments[s].get_mut();
         // SAFETY: the list lives in this store, whose allocator `editor` holds.
@@ -308,7 +329,7 @@ impl CsrPP {
         self.edge_count += 1;
         let target = self.segments[t].get_mut();
         undeleted += u64::from(target.undelete(j));
-        if self.config.reverse_edges {
+        if self.options.store.in_edges {
             // SAFETY: as above.
             unsafe { target.insert_one(&editor, true, j, src, 0.0, Semantics::Multigraph) };
         }
@@ -316,15 +337,18 @@ impl CsrPP {
         true
     }
 
-    fn delete_one(&mut self, src: VertexId, dst: VertexId) -> bool {
+    pub(crate) fn delete_one(&mut self, src: VertexId, dst: VertexId) -> bool {
         if src as usize >= self.vertex_count || dst as usize >= self.vertex_count {
             return false;
+        }
+        if self.snapshots.is_active() && self.has_edge(src, dst) {
+            self.before_edge_change(src, dst);
         }
         let (s, i) = self.locate(src);
         let (t, j) = self.locate(dst);
         let editor = Editor {
             allocator: &self.allocator,
-            delete_mode: self.config.delete_mode,
+            delete_mode: self.options.delete_mode,
         };
         let data = self.segments[s].get_mut();
         // SAFETY: the list lives in this store, whose allocator `editor` holds.
@@ -333,7 +357,7 @@ impl CsrPP {
         }
         data.live_edges -= 1;
         self.edge_count -= 1;
-        if self.config.reverse_edges {
+        if self.options.store.in_edges {
             let target = self.segments[t].get_mut();
             // SAFETY: as above.
             let found = unsafe { editor.delete_one(&mut target.incoming[j], src) };
@@ -347,7 +371,7 @@ impl CsrPP {
     /// Returns the number of edges removed. Inserting an edge that touches
     /// it later clears the flag.
     ///
-    /// Costs `O(d_out + Σ in-neighbour degrees)` with reverse edges; without
+    /// Costs `O(d_out + Σ in-neighbour degrees)` with in-edges; without
     /// them, finding the in-edges scans every vertex (in parallel).
     ///
     /// # Errors
@@ -360,9 +384,10 @@ impl CsrPP {
             });
         }
         let mut edges: Vec<Edge> = self.out_neighbors(v).map(|d| Edge::new(v, d)).collect();
-        if self.config.reverse_edges {
+        if let Ok(incoming) = self.in_edges() {
             edges.extend(
-                self.in_neighbors(v)
+                incoming
+                    .in_neighbors(v)
                     .filter(|&u| u != v)
                     .map(|u| Edge::new(u, v)),
             );
@@ -377,6 +402,8 @@ impl CsrPP {
                 .collect();
             edges.extend(sources.into_iter().map(|u| Edge::new(u, v)));
         }
+        // One edge at a time: each delete lets the live snapshots copy the
+        // segments it changes first.
         let mut removed = 0;
         for edge in edges {
             removed += u64::from(self.delete_one(edge.src, edge.dst));
@@ -393,11 +420,12 @@ impl CsrPP {
 
     /// Reclaims the slots of logically deleted edges, segment by segment in
     /// parallel; returns the slots reclaimed. A no-op under
-    /// [`crate::DeleteMode::Physical`].
+    /// [`crate::DeleteMode::Physical`]. Live snapshots need no copy:
+    /// no list's live edges change.
     pub fn compact(&mut self) -> u64 {
         let editor = Editor {
             allocator: &self.allocator,
-            delete_mode: self.config.delete_mode,
+            delete_mode: self.options.delete_mode,
         };
         self.segments
             .par_iter_mut()
@@ -421,12 +449,14 @@ impl CsrPP {
     /// and edge array is copied, in vertex order, into fresh memory (a
     /// parallel [`Clone::clone`] that replaces `self`). Contents,
     /// capacities, tombstones and deleted vertices stay as they are
-    /// ([`CsrPP::compact`] drops tombstones).
+    /// ([`CsrPP::compact`] drops tombstones), and so do live snapshots:
+    /// the store keeps its snapshot registry, and the views read the new
+    /// layout's lists, whose contents are the old ones.
     ///
     /// Why: each batch moves the arrays it grows into blocks wherever the
     /// allocator has room, so after many batches a scan over consecutive
     /// vertices jumps around memory. Re-packing segment by segment
-    /// ([`CsrPPConfig::segment_repack`]) did not win that back on this
+    /// ([`CsrPPOptions::segment_repack`]) did not win that back on this
     /// project's benchmark machine; one copy of the whole store in vertex
     /// order did. On a Kronecker scale-21 graph after 100 batches, BFS
     /// went from 1.34–1.42× `Csr` to 1.12–1.18× and PageRank from
@@ -435,10 +465,12 @@ impl CsrPP {
     /// pass").
     ///
     /// Memory: old and new layout are both held until the copy is done.
-    ///
-    /// [`CsrPPConfig::segment_repack`]: crate::CsrPPConfig::segment_repack
     pub fn defragment(&mut self) {
-        *self = self.clone();
+        let mut copy = self.clone();
+        // The clone got a fresh registry; the snapshots taken of `self`
+        // must keep being told of changes.
+        std::mem::swap(&mut copy.snapshots, &mut self.snapshots);
+        *self = copy;
     }
 
     /// Slots holding logically deleted edges (out- and in-lists), waiting
@@ -460,7 +492,8 @@ impl CsrPP {
     /// Heap bytes: the segment directory, the vertex entries, property
     /// columns, and the edge arrays as the allocator holds them (rounded to
     /// their size class in the arena; the arena's unused region space is in
-    /// [`CsrPP::arena_reserved_bytes`]).
+    /// [`CsrPP::arena_reserved_bytes`]). Lists saved for live snapshots are
+    /// the snapshots' ([`CsrPPSnapshot::memory_bytes`]).
     pub fn memory_bytes(&self) -> usize {
         let directory = self.segments.capacity() * std::mem::size_of::<Segment>();
         let per_segment: usize = (0..self.segments.len())
@@ -533,16 +566,13 @@ impl CsrPP {
         Ok(())
     }
 
-    /// Every live edge `(src, dst, weight)`, sorted by source then target,
-    /// gathered in parallel.
-    pub fn edges(&self) -> Vec<WeightedEdge> {
-        (0..self.vertex_count as VertexId)
-            .into_par_iter()
-            .flat_map_iter(|v| {
-                self.out_neighbors_weighted(v)
-                    .map(move |(d, w)| WeightedEdge::new(v, d, w))
-            })
-            .collect()
+    /// Every live edge of `v` with its weight, or 1.0 when the store keeps
+    /// none: what graph algebra takes from its other operand (which may be
+    /// weighted or not). Not a read path for users: those go through
+    /// [`EdgeWeights::edge_weights`], which refuses an unweighted store.
+    pub(crate) fn weighted_or_unit(&self, v: VertexId) -> WeightedNeighbors<'_> {
+        let list = self.out_list(v);
+        WeightedNeighbors::new(list.ids(), list.weights())
     }
 }
 
@@ -551,13 +581,13 @@ pub(crate) fn grow_segments(
     segments: &mut Vec<Segment>,
     current: &mut usize,
     vertex_count: usize,
-    config: &CsrPPConfig,
+    options: &CsrPPOptions,
     property_defaults: &[f64],
 ) {
     if vertex_count <= *current {
         return;
     }
-    let size = config.segment_size;
+    let size = options.segment_size;
     let new = vertex_count.div_ceil(size).saturating_sub(segments.len());
     // All new out-entry arrays first, then all in-entry arrays: allocated
     // one after the other, they usually land back to back, so a scan over
@@ -568,8 +598,8 @@ pub(crate) fn grow_segments(
             .map(|_| (0..size).map(|_| AdjList::new(weighted)).collect())
             .collect()
     };
-    let out = entries(config.weighted);
-    let incoming = if config.reverse_edges {
+    let out = entries(options.store.weighted);
+    let incoming = if options.store.in_edges {
         entries(false)
     } else {
         (0..new).map(|_| Box::default()).collect()
@@ -600,7 +630,8 @@ impl Clone for CsrPP {
     /// A deep copy in parallel (Sahu's Algorithm 6): segments are copied
     /// concurrently, each vertex's array into a fresh one of the same
     /// capacity from a new allocator of the same kind (so the same arena
-    /// size classes).
+    /// size classes). The copy has no snapshots: those of the original
+    /// show the original.
     fn clone(&self) -> Self {
         let allocator = EdgeAllocator::new(self.allocator.kind());
         let lengths: Vec<(usize, usize)> = (0..self.segments.len())
@@ -616,7 +647,7 @@ impl Clone for CsrPP {
             .map(|(s, entries)| Segment::new(self.segment(s).clone_in(&allocator, entries)))
             .collect();
         Self {
-            config: self.config.clone(),
+            options: self.options.clone(),
             shift: self.shift,
             segments,
             vertex_count: self.vertex_count,
@@ -624,6 +655,7 @@ impl Clone for CsrPP {
             deleted_vertices: self.deleted_vertices,
             property_defaults: self.property_defaults.clone(),
             keys: self.keys.clone(),
+            snapshots: SegmentSnapshots::default(),
             allocator,
         }
     }
@@ -641,7 +673,7 @@ impl Graph for CsrPP {
     }
 
     fn semantics(&self) -> Semantics {
-        self.config.semantics
+        self.options.store.semantics
     }
 }
 
@@ -660,8 +692,8 @@ impl OutNeighbors for CsrPP {
     }
 }
 
-/// How many in-entries ahead [`CsrPP::in_neighbors`] hints: 16 entries
-/// of 16 bytes, four cache lines.
+/// How many in-entries ahead [`CsrPPInEdges::in_neighbors`] hints: 16
+/// entries of 16 bytes, four cache lines.
 ///
 /// Why: pull PageRank and bottom-up BFS walk the in-entries in vertex
 /// order, and each step also reads an edge array and the kernel's own
@@ -674,48 +706,105 @@ impl OutNeighbors for CsrPP {
 /// on a fresh store PageRank 1.088–1.143× `Csr` without the hint,
 /// 1.036–1.091× with it, BFS 1.116–1.179× against 1.085–1.169×; after
 /// batches, where the arrays miss, no clear change.
-const IN_ENTRY_LOOKAHEAD: usize = 16;
+pub(crate) const IN_ENTRY_LOOKAHEAD: usize = 16;
 
-impl InNeighbors for CsrPP {
-    type InNeighbors<'a> = Neighbors<'a>;
+/// The in-edges of a [`CsrPP`] built with in-edges: what
+/// [`InEdges::in_edges`] returns. A reference to the store, copied into a
+/// kernel's loop; the capability was checked when it was made, so reading
+/// an in-list is the out-list's read path on the in-entries.
+#[derive(Clone, Copy, Debug)]
+pub struct CsrPPInEdges<'a> {
+    graph: &'a CsrPP,
+}
 
-    fn has_in_edges(&self) -> bool {
-        self.config.reverse_edges
+impl<'a> CsrPPInEdges<'a> {
+    /// `v`'s in-entry.
+    #[inline]
+    pub(crate) fn list(self, v: VertexId) -> &'a AdjList {
+        let (data, i) = self.graph.vertex_segment(v);
+        debug_assert_eq!(data.incoming.len(), self.graph.segment_size());
+        // SAFETY: a `CsrPPInEdges` is only made by `CsrPP::in_edges` for a
+        // store with in-edges, whose every segment holds `segment_size()`
+        // in-entries (`grow_segments`, `SegmentData::clone_in`); `i` is a
+        // position within a segment (`locate` masks it).
+        unsafe { data.incoming.get_unchecked(i) }
     }
+}
+
+impl<'a> InNeighbors for CsrPPInEdges<'a> {
+    type InNeighbors = Neighbors<'a>;
 
     #[inline]
-    fn in_degree(&self, v: VertexId) -> u64 {
-        self.in_list(v).map_or(0, |l| l.live_len() as u64)
+    fn in_degree(self, v: VertexId) -> u64 {
+        self.list(v).live_len() as u64
     }
 
-    // Also hints the in-entry `IN_ENTRY_LOOKAHEAD` places on, which a scan
-    // over consecutive vertices reads next (see there).
+    /// The in-neighbours of `v`, in increasing id order. Also hints the
+    /// in-entry `IN_ENTRY_LOOKAHEAD` places on, which a scan over
+    /// consecutive vertices reads next (see there).
     #[inline]
-    fn in_neighbors(&self, v: VertexId) -> Neighbors<'_> {
-        match self.in_list(v) {
-            Some(list) => {
-                // Past the segment's end this names the next segment's
-                // entries (allocated back to back) or unrelated memory; a
-                // prefetch of any address is harmless.
-                prefetch_address(std::ptr::from_ref(list).wrapping_add(IN_ENTRY_LOOKAHEAD));
-                Neighbors::new(list.ids(), list.tombstones() > 0)
-            }
-            None => Neighbors::new(&[], false),
+    fn in_neighbors(self, v: VertexId) -> Neighbors<'a> {
+        let list = self.list(v);
+        // Past the segment's end this names the next segment's entries
+        // (allocated back to back) or unrelated memory; a prefetch of any
+        // address is harmless.
+        prefetch_address(std::ptr::from_ref(list).wrapping_add(IN_ENTRY_LOOKAHEAD));
+        Neighbors::new(list.ids(), list.tombstones() > 0)
+    }
+}
+
+impl InEdges for CsrPP {
+    type InEdges<'a> = CsrPPInEdges<'a>;
+
+    /// # Errors
+    /// [`Error::MissingCapability`] when the store was built without
+    /// in-edges.
+    #[inline]
+    fn in_edges(&self) -> Result<CsrPPInEdges<'_>> {
+        if self.options.store.in_edges {
+            Ok(CsrPPInEdges { graph: self })
+        } else {
+            Err(Error::missing(
+                <Self as GraphStore>::NAME,
+                Capability::InEdges,
+            ))
         }
     }
 }
 
-impl WeightedOutNeighbors for CsrPP {
-    type WeightedOutNeighbors<'a> = WeightedNeighbors<'a>;
+/// The weighted out-edges of a [`CsrPP`] built with weights: what
+/// [`EdgeWeights::edge_weights`] returns.
+#[derive(Clone, Copy, Debug)]
+pub struct CsrPPWeights<'a> {
+    graph: &'a CsrPP,
+}
 
-    fn has_weights(&self) -> bool {
-        self.config.weighted
-    }
+impl<'a> WeightedOutNeighbors for CsrPPWeights<'a> {
+    type WeightedOutNeighbors = WeightedNeighbors<'a>;
 
     #[inline]
-    fn out_neighbors_weighted(&self, v: VertexId) -> WeightedNeighbors<'_> {
-        let list = self.out_list(v);
+    fn out_neighbors_weighted(self, v: VertexId) -> WeightedNeighbors<'a> {
+        let list = self.graph.out_list(v);
         WeightedNeighbors::new(list.ids(), list.weights())
+    }
+}
+
+impl EdgeWeights for CsrPP {
+    type EdgeWeights<'a> = CsrPPWeights<'a>;
+
+    /// # Errors
+    /// [`Error::MissingCapability`] when the store was built without
+    /// weights.
+    #[inline]
+    fn edge_weights(&self) -> Result<CsrPPWeights<'_>> {
+        if self.options.store.weighted {
+            Ok(CsrPPWeights { graph: self })
+        } else {
+            Err(Error::missing(
+                <Self as GraphStore>::NAME,
+                Capability::Weights,
+            ))
+        }
     }
 }
 
@@ -737,22 +826,20 @@ impl GraphUpdate for CsrPP {
         Ok(self.delete_one(src, dst))
     }
 
-    fn insert_edges(&mut self, edges: &[Edge]) -> Result<UpdateReport> {
-        self.admit(edges.iter().flat_map(|e| [e.src, e.dst]))?;
-        let batch: Vec<(VertexId, VertexId, Weight)> =
-            edges.par_iter().map(|e| (e.src, e.dst, 1.0)).collect();
-        Ok(self.insert_batch(batch, false))
+    /// The batch path ([`CsrPP`] cost model): every id checked against the
+    /// vertex limit first (nothing changes if one is past it), then the
+    /// source is read in place, once to count and once to scatter its
+    /// edges into CSR++'s per-segment groups.
+    fn insert_edges<S: EdgeSource + ?Sized>(&mut self, edges: &S) -> Result<UpdateReport> {
+        self.admit(edges.max_vertex())?;
+        Ok(self.insert_batch(&SourceEntries(edges), false))
     }
 
-    fn insert_weighted_edges(&mut self, edges: &[WeightedEdge]) -> Result<UpdateReport> {
-        self.admit(edges.iter().flat_map(|e| [e.src, e.dst]))?;
-        let batch: Vec<(VertexId, VertexId, Weight)> =
-            edges.par_iter().map(|e| (e.src, e.dst, e.weight)).collect();
-        Ok(self.insert_batch(batch, false))
-    }
-
-    fn delete_edges(&mut self, edges: &[Edge]) -> Result<UpdateReport> {
-        let removed = self.delete_batch(edges.to_vec(), false);
+    /// Each edge of the batch removes one occurrence (the oldest), as a
+    /// run of single deletes would; edges naming a vertex outside the
+    /// graph remove nothing. The source is read in place.
+    fn delete_edges<S: EdgeSource + ?Sized>(&mut self, edges: &S) -> Result<UpdateReport> {
+        let removed = self.delete_batch(&SourceEntries(edges), false);
         Ok(UpdateReport {
             edges_added: 0,
             edges_removed: removed,
@@ -762,11 +849,11 @@ impl GraphUpdate for CsrPP {
     fn add_vertices(&mut self, count: usize) -> Result<Range<VertexId>> {
         let start = self.vertex_count;
         let end = start + count;
-        if end > self.config.vertex_limit {
+        if end > self.options.store.vertex_limit {
             return Err(Error::VertexLimit {
                 vertex: end as u64 - 1,
                 needed: end as u64,
-                limit: self.config.vertex_limit as u64,
+                limit: self.options.store.vertex_limit as u64,
             });
         }
         self.grow_to(end);
@@ -774,6 +861,54 @@ impl GraphUpdate for CsrPP {
     }
 
     fn vertex_limit(&self) -> usize {
-        self.config.vertex_limit
+        self.options.store.vertex_limit
+    }
+}
+
+impl FromEdges for CsrPP {
+    type Options = CsrPPOptions;
+
+    /// A batch insert into an empty store: every segment's arrays packed
+    /// into one slab, exactly sized (CSR++'s load layout). A vertex count
+    /// the source declares ([`EdgeSource::declared_vertex_count`]) is
+    /// honoured, so isolated vertices past the largest id exist.
+    ///
+    /// # Errors
+    /// As [`CsrPP::new`], and [`Error::VertexLimit`] for an id, or a
+    /// declared vertex count, past the limit.
+    fn from_edges<S: EdgeSource + ?Sized>(edges: &S, options: CsrPPOptions) -> Result<Self> {
+        let mut graph = Self::new(options)?;
+        if let Some(declared) = edges.declared_vertex_count().filter(|&n| n > 0) {
+            graph.add_vertices(declared)?;
+        }
+        graph.insert_edges(edges)?;
+        Ok(graph)
+    }
+}
+
+impl Snapshots for CsrPP {
+    type Snapshot = CsrPPSnapshot;
+    type View<'a> = CsrPPView<'a>;
+
+    /// Takes a snapshot: one empty slot per segment; from then on the
+    /// first change of each segment copies it for the snapshot (see the
+    /// cost model). Drop the token to stop paying for it.
+    fn snapshot(&self) -> CsrPPSnapshot {
+        self.snapshots.take(self)
+    }
+
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a snapshot of another store
+    /// (a clone included).
+    fn view<'a>(&'a self, snapshot: &'a CsrPPSnapshot) -> Result<CsrPPView<'a>> {
+        self.snapshots.view(self, snapshot)
+    }
+}
+
+impl GraphStore for CsrPP {
+    const NAME: &'static str = "CsrPP";
+
+    fn memory_bytes(&self) -> usize {
+        CsrPP::memory_bytes(self)
     }
 }

@@ -1,8 +1,9 @@
 //! Concurrent single-edge updates: the update phase of a [`CsrPP`].
 
 use crate::alloc::EdgeAllocator;
-use crate::config::CsrPPConfig;
+use crate::options::CsrPPOptions;
 use crate::segment::{Editor, Segment, SegmentData};
+use crate::snapshot::SegmentSnapshots;
 use crate::store::{CsrPP, VertexPropertyId, grow_segments};
 use crossbeam::sync::{ShardedLock, ShardedLockReadGuard};
 use dyngraph_core::{Error, Result, Semantics, VertexId, Weight, check_limit};
@@ -25,8 +26,8 @@ struct Directory<'a> {
 ///
 /// ```compile_fail
 /// use dyngraph_core::Graph;
-/// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
-/// let mut graph = CsrPP::new(CsrPPConfig::default()).unwrap();
+/// use dyngraph_csrpp::{CsrPP, CsrPPOptions};
+/// let mut graph = CsrPP::new(CsrPPOptions::default()).unwrap();
 /// let writer = graph.concurrent_writer();
 /// writer.insert_edge(0, 1).unwrap();
 /// let _ = graph.edge_count(); // error: `graph` is borrowed by `writer`
@@ -37,16 +38,45 @@ struct Directory<'a> {
 /// An update takes the directory's reader-sharded read lock (only its own
 /// thread's shard is touched; the write lock only
 /// when the graph must grow), then the source segment's mutex, and does
-/// the serial edit (`O(log d + d)`). With reverse edges it takes the source
+/// the serial edit (`O(log d + d)`). With in-edges it takes the source
 /// and target segments' mutexes in index order (no deadlock) and edits both
-/// lists under them, so an edge and its reverse entry change atomically.
+/// lists under them, so an edge and its in-entry change atomically.
 /// Threads updating different segments never wait for each other.
+///
+/// # Snapshots
+/// Snapshots taken before the writer stay exact: before an update changes
+/// a segment's lists, the writer lets the live snapshots copy the segment
+/// under its lock (the source's segment for the out-list, the target's
+/// for the in-list), so no other thread changes or copies it meanwhile.
+/// With no snapshot alive this costs one atomic load per update; while one
+/// is, the first change of each segment copies it, and each update reads
+/// the registry's list of snapshots (a shared read lock).
+///
+/// ```
+/// use dyngraph_core::{FromEdges, Graph, OutNeighbors, Snapshots};
+/// use dyngraph_csrpp::{CsrPP, CsrPPOptions};
+///
+/// let mut graph = CsrPP::from_edges(&[(0, 1)], CsrPPOptions::default())?;
+/// let before = graph.snapshot();
+/// {
+///     let writer = graph.concurrent_writer();
+///     std::thread::scope(|scope| {
+///         for t in 0..2u32 {
+///             let writer = &writer;
+///             scope.spawn(move || writer.insert_edge(0, 2 + t).unwrap());
+///         }
+///     });
+/// }
+/// assert_eq!(graph.out_neighbors(0).collect::<Vec<_>>(), [1, 2, 3]);
+/// assert_eq!(graph.view(&before)?.out_neighbors(0).collect::<Vec<_>>(), [1]);
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
 ///
 /// ```
 /// use dyngraph_core::{Graph, OutNeighbors};
-/// use dyngraph_csrpp::{CsrPP, CsrPPConfig};
+/// use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 ///
-/// let mut graph = CsrPP::new(CsrPPConfig::default())?;
+/// let mut graph = CsrPP::new(CsrPPOptions::default())?;
 /// {
 ///     let writer = graph.concurrent_writer();
 ///     std::thread::scope(|scope| {
@@ -69,8 +99,9 @@ pub struct ConcurrentWriter<'a> {
     /// reader/writer lock would bounce one cache line between all updating
     /// threads; `ShardedLock` readers touch only their own shard.
     directory: ShardedLock<Directory<'a>>,
-    config: &'a CsrPPConfig,
+    options: &'a CsrPPOptions,
     allocator: &'a EdgeAllocator,
+    snapshots: &'a SegmentSnapshots,
     property_defaults: &'a [f64],
     edge_count: &'a mut u64,
     deleted_vertices: &'a mut u64,
@@ -83,7 +114,7 @@ pub struct ConcurrentWriter<'a> {
 impl std::fmt::Debug for ConcurrentWriter<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ConcurrentWriter")
-            .field("config", self.config)
+            .field("options", self.options)
             .finish_non_exhaustive()
     }
 }
@@ -114,8 +145,9 @@ impl CsrPP {
                 segments: &mut self.segments,
                 vertex_count: &mut self.vertex_count,
             }),
-            config: &self.config,
+            options: &self.options,
             allocator: &self.allocator,
+            snapshots: &self.snapshots,
             property_defaults: &self.property_defaults,
             edge_count: &mut self.edge_count,
             deleted_vertices: &mut self.deleted_vertices,
@@ -133,7 +165,7 @@ impl<'a> ConcurrentWriter<'a> {
     fn editor(&self) -> Editor<'a> {
         Editor {
             allocator: self.allocator,
-            delete_mode: self.config.delete_mode,
+            delete_mode: self.options.delete_mode,
         }
     }
 
@@ -161,7 +193,7 @@ impl<'a> ConcurrentWriter<'a> {
                 segments,
                 vertex_count,
                 needed,
-                self.config,
+                self.options,
                 self.property_defaults,
             );
         }
@@ -213,14 +245,23 @@ impl<'a> ConcurrentWriter<'a> {
         dst: VertexId,
         weight: Weight,
     ) -> Result<bool> {
-        check_limit(self.config.vertex_limit, [src, dst])?;
+        check_limit(self.options.store.vertex_limit, [src, dst])?;
         let directory = self.directory_with(src.max(dst) as usize + 1);
         let (s, i) = self.locate(src);
         let (t, j) = self.locate(dst);
         let editor = self.editor();
-        let semantics = self.config.semantics;
-        if self.config.reverse_edges {
+        let semantics = self.options.store.semantics;
+        // Whether the insert will add an edge, asked only while a snapshot
+        // is alive (under the source's lock, so the answer holds).
+        let adds = |source: &SegmentData| {
+            semantics == Semantics::Multigraph || !source.out[i].contains_live(dst)
+        };
+        if self.options.store.in_edges {
             let mut locked = Self::lock_pair(&directory, s, t);
+            if self.snapshots.is_active() && adds(&locked.source) {
+                self.snapshots.before_change(s, &locked.source);
+                self.snapshots.before_change(t, locked.target());
+            }
             let source = &mut *locked.source;
             // SAFETY: the list lives in this writer's store, whose
             // allocator `editor` holds; the segment's lock is held.
@@ -236,6 +277,9 @@ impl<'a> ConcurrentWriter<'a> {
         } else {
             {
                 let mut source = directory.segments[s].lock();
+                if self.snapshots.is_active() && adds(&source) {
+                    self.snapshots.before_change(s, &source);
+                }
                 // SAFETY: as above.
                 if !unsafe { source.insert_one(&editor, false, i, dst, weight, semantics) } {
                     return Ok(false);
@@ -264,8 +308,12 @@ impl<'a> ConcurrentWriter<'a> {
         let (s, i) = self.locate(src);
         let (t, j) = self.locate(dst);
         let editor = self.editor();
-        if self.config.reverse_edges {
+        if self.options.store.in_edges {
             let mut locked = Self::lock_pair(&directory, s, t);
+            if self.snapshots.is_active() && locked.source.out[i].contains_live(dst) {
+                self.snapshots.before_change(s, &locked.source);
+                self.snapshots.before_change(t, locked.target());
+            }
             let source = &mut *locked.source;
             // SAFETY: the list lives in this writer's store, whose
             // allocator `editor` holds; the segment's lock is held.
@@ -279,6 +327,9 @@ impl<'a> ConcurrentWriter<'a> {
             debug_assert!(found, "in-list of {dst} lacks {src}");
         } else {
             let mut source = directory.segments[s].lock();
+            if self.snapshots.is_active() && source.out[i].contains_live(dst) {
+                self.snapshots.before_change(s, &source);
+            }
             // SAFETY: as above.
             if !unsafe { editor.delete_one(&mut source.out[i], dst) } {
                 return Ok(false);

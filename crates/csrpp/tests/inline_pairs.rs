@@ -5,25 +5,28 @@
 
 mod common;
 
-use common::{all_configs, check_invariants};
-use dyngraph_core::{Edge, Graph, GraphUpdate, OutNeighbors, VertexId, WeightedOutNeighbors};
-use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPConfig, DeleteMode};
+use common::{all_options, check_invariants, weighted_or_unit};
+use dyngraph_core::{Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, VertexId};
+use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
-/// Live edges with their weights, as a map (set semantics).
+/// Live edges with their weights (1.0 in an unweighted store), as a map
+/// (set semantics).
 fn edge_map(graph: &CsrPP) -> BTreeMap<(VertexId, VertexId), f32> {
-    graph
-        .edges()
-        .into_iter()
-        .map(|e| ((e.src, e.dst), e.weight))
+    (0..graph.vertex_count() as VertexId)
+        .flat_map(|v| {
+            weighted_or_unit(graph, v)
+                .into_iter()
+                .map(move |(d, w)| ((v, d), w))
+        })
         .collect()
 }
 
-/// The bytes of `config`'s store with `n` vertices and no edge arrays,
+/// The bytes of `options`'s store with `n` vertices and no edge arrays,
 /// as [`edge_bytes`] counts them.
-fn bytes_without_edges(config: &CsrPPConfig, n: usize) -> usize {
-    let mut empty = CsrPP::new(config.clone()).unwrap();
+fn bytes_without_edges(options: &CsrPPOptions, n: usize) -> usize {
+    let mut empty = CsrPP::new(options.clone()).unwrap();
     empty.add_vertices(n).unwrap();
     edge_bytes(&empty)
 }
@@ -56,10 +59,10 @@ fn permutation(n: usize) -> impl Strategy<Value = Vec<VertexId>> {
 
 /// Every configuration without weights, re-packing on in every other
 /// one (so batches also take the re-pack path).
-fn unweighted_configs() -> Vec<CsrPPConfig> {
-    all_configs(&[1, 4, 128])
+fn unweighted_options() -> Vec<CsrPPOptions> {
+    all_options(&[1, 4, 128])
         .into_iter()
-        .filter(|c| !c.weighted)
+        .filter(|c| !c.store.weighted)
         .enumerate()
         .map(|(i, c)| c.segment_repack(i % 2 == 1))
         .collect()
@@ -76,19 +79,19 @@ proptest! {
     #[test]
     fn degree_two_unweighted_lists_never_allocate(
         (first, second) in (8usize..300).prop_flat_map(|n| (permutation(n), permutation(n))),
-        config_index in 0usize..48,
+        options_index in 0usize..48,
         how in 0u8..3,
     ) {
-        let configs = unweighted_configs();
-        let config = configs[config_index % configs.len()]
+        let options_list = unweighted_options();
+        let options = options_list[options_index % options_list.len()]
             .clone()
             .allocator(AllocatorKind::Arena);
         let n = first.len();
         let edges = two_permutations(&first, &second);
         let graph = match how {
-            0 => CsrPP::from_edges(&edges, config.clone()).unwrap(),
+            0 => CsrPP::from_edges(&edges, options.clone()).unwrap(),
             1 => {
-                let mut g = CsrPP::new(config.clone()).unwrap();
+                let mut g = CsrPP::new(options.clone()).unwrap();
                 g.add_vertices(n).unwrap();
                 for e in &edges {
                     g.insert_edge(e.src, e.dst).unwrap();
@@ -97,7 +100,7 @@ proptest! {
             }
             _ => {
                 let (load, rest) = edges.split_at(edges.len() / 2);
-                let mut g = CsrPP::from_edges(load, config.clone()).unwrap();
+                let mut g = CsrPP::from_edges(load, options.clone()).unwrap();
                 g.add_vertices(n.saturating_sub(g.vertex_count())).unwrap();
                 for chunk in rest.chunks(100) {
                     g.insert_edges(chunk).unwrap();
@@ -110,8 +113,8 @@ proptest! {
         prop_assert_eq!(graph.edge_count(), edges.len() as u64);
         prop_assert!(check_invariants(&graph).is_ok());
         prop_assert_eq!(graph.arena_reserved_bytes(), 0);
-        let baseline = bytes_without_edges(&config, graph.vertex_count());
-        prop_assert_eq!(edge_bytes(&graph), baseline, "how {} config {:?}", how, config);
+        let baseline = bytes_without_edges(&options, graph.vertex_count());
+        prop_assert_eq!(edge_bytes(&graph), baseline, "how {} options {:?}", how, options);
 
         // Control: a third out-edge needs an array (so the checks above
         // can fail) ...
@@ -149,13 +152,13 @@ fn union_and_difference_over_inline_pairs() {
     let b_edges: Vec<(VertexId, VertexId, f32)> = (0..16u32)
         .flat_map(|v| (2..=(v + 1) % 4 + 1).map(move |k| (v, (v + k * 3) % 16, 10.0 + k as f32)))
         .collect();
-    for config in all_configs(&[4]) {
+    for options in all_options(&[4]) {
         let build = |edges: &[(VertexId, VertexId, f32)]| {
             let weighted: Vec<_> = edges
                 .iter()
                 .map(|&(s, d, w)| dyngraph_core::WeightedEdge::new(s, d, w))
                 .collect();
-            CsrPP::from_weighted_edges(&weighted, config.clone()).unwrap()
+            CsrPP::from_edges(&weighted, options.clone()).unwrap()
         };
         let (a, b) = (build(&a_edges), build(&b_edges));
         let (map_a, map_b) = (edge_map(&a), edge_map(&b));
@@ -201,16 +204,16 @@ fn union_and_difference_over_inline_pairs() {
 fn clone_copies_inline_pairs_and_tombstones() {
     for delete_mode in [DeleteMode::Logical, DeleteMode::Physical] {
         for weighted in [false, true] {
-            let config = CsrPPConfig::default()
+            let options = CsrPPOptions::default()
                 .segment_size(4)
                 .weighted(weighted)
-                .reverse_edges(true)
+                .in_edges(true)
                 .delete_mode(delete_mode);
             let n = 4000u32;
             let edges: Vec<Edge> = (0..n)
                 .flat_map(|v| [Edge::new(v, (v + 1) % n), Edge::new(v, (v + 7) % n)])
                 .collect();
-            let mut graph = CsrPP::from_edges(&edges, config).unwrap();
+            let mut graph = CsrPP::from_edges(&edges, options).unwrap();
             for v in (0..n).step_by(3) {
                 assert!(graph.delete_edge(v, (v + 7) % n).unwrap());
             }
@@ -236,8 +239,7 @@ fn clone_copies_inline_pairs_and_tombstones() {
             let mut copy = copy;
             copy.insert_edge(1, 3).unwrap();
             assert!(!graph.has_edge(1, 3));
-            let w: Vec<_> = graph.out_neighbors_weighted(1).collect();
-            assert_eq!(w.len(), 2);
+            assert_eq!(weighted_or_unit(&graph, 1).len(), 2);
         }
     }
 }

@@ -17,10 +17,17 @@
 
 use crate::VerifyError;
 use crate::util::{Bitmap, atomic_u32_vec, check_vertex, into_plain_u32};
-use dyngraph_core::{InNeighbors, OutNeighbors, Result, VertexId};
+use dyngraph_core::{InEdges, InNeighbors, OutNeighbors, Result, VertexId};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Fewest frontier vertices a top-down task takes.
+const FRONTIER_GRAIN: usize = 256;
+
+/// Fewest bitmap words (64 vertices each) a bottom-up task takes: a graph
+/// below 4,096 vertices runs its bottom-up steps on one thread.
+const WORD_GRAIN: usize = 64;
 
 /// The parent of a vertex the search did not reach.
 pub const NO_PARENT: VertexId = VertexId::MAX;
@@ -98,8 +105,7 @@ pub enum BfsStrategy {
     /// Top-down only because [`BfsDirection::TopDownOnly`] was asked for.
     TopDownRequested,
     /// Top-down only because the store keeps no in-edges
-    /// ([`InNeighbors::has_in_edges`] is `false`), so bottom-up steps are
-    /// impossible.
+    /// ([`InEdges::in_edges`] refused), so bottom-up steps are impossible.
     TopDownNoInEdges,
 }
 
@@ -142,7 +148,7 @@ impl BfsResult {
 /// use dyngraph_kernels::{BfsOptions, bfs, verify_bfs};
 ///
 /// let edges = [Edge::new(0, 1), Edge::new(1, 2), Edge::new(0, 3)];
-/// let graph = Csr::from_edges(&edges, CsrOptions::default().transpose(true))?;
+/// let graph = Csr::from_edges(&edges, CsrOptions::default().in_edges(true))?;
 /// let tree = bfs(&graph, &BfsOptions::from_source(0).with_depths(true))?;
 /// assert_eq!(tree.parents, [0, 0, 1, 0]);
 /// assert_eq!(tree.depths.as_deref(), Some(&[0, 1, 2, 1][..]));
@@ -151,7 +157,7 @@ impl BfsResult {
 /// ```
 pub fn bfs<G>(graph: &G, options: &BfsOptions) -> Result<BfsResult>
 where
-    G: OutNeighbors + InNeighbors + Sync,
+    G: OutNeighbors + InEdges + Sync,
 {
     let n = graph.vertex_count();
     check_vertex(options.source, n)?;
@@ -160,10 +166,15 @@ where
             "BFS alpha and beta must be positive".into(),
         ));
     }
-    let strategy = match options.direction {
-        BfsDirection::TopDownOnly => BfsStrategy::TopDownRequested,
-        BfsDirection::Auto if !graph.has_in_edges() => BfsStrategy::TopDownNoInEdges,
-        BfsDirection::Auto => BfsStrategy::DirectionOptimizing,
+    // Bottom-up steps need the in-edges: asked for once, here.
+    let incoming = match options.direction {
+        BfsDirection::TopDownOnly => None,
+        BfsDirection::Auto => graph.in_edges().ok(),
+    };
+    let strategy = match (options.direction, incoming.is_some()) {
+        (BfsDirection::TopDownOnly, _) => BfsStrategy::TopDownRequested,
+        (BfsDirection::Auto, false) => BfsStrategy::TopDownNoInEdges,
+        (BfsDirection::Auto, true) => BfsStrategy::DirectionOptimizing,
     };
     let source = options.source;
     let parents = atomic_u32_vec(n, NO_PARENT);
@@ -185,7 +196,7 @@ where
     let (mut top_down_steps, mut bottom_up_steps) = (0, 0);
     let mut front = None;
     while !frontier.is_empty() {
-        if strategy == BfsStrategy::DirectionOptimizing
+        if let Some(incoming) = incoming
             && scout_count > edges_to_check / options.alpha
         {
             let front = front.get_or_insert_with(|| (Bitmap::new(n), Bitmap::new(n)));
@@ -197,7 +208,7 @@ where
                 let old_awake = awake;
                 level += 1;
                 next.clear();
-                awake = state.bottom_up_step(current, next, level);
+                awake = state.bottom_up_step(incoming, current, next, level);
                 bottom_up_steps += 1;
                 std::mem::swap(current, next);
                 let keep_going =
@@ -234,12 +245,13 @@ struct Search<'a, G> {
     depths: Option<&'a [AtomicU32]>,
 }
 
-impl<G: OutNeighbors + InNeighbors + Sync> Search<'_, G> {
+impl<G: OutNeighbors + Sync> Search<'_, G> {
     /// Expands `frontier` along out-edges; returns the next frontier and the
     /// out-degree sum of its vertices.
     fn top_down_step(&self, frontier: &[VertexId], level: u32) -> (Vec<VertexId>, u64) {
         let pieces: Vec<(Vec<VertexId>, u64)> = frontier
             .par_iter()
+            .with_min_len(FRONTIER_GRAIN)
             .fold(
                 || (Vec::new(), 0u64),
                 |(mut next, mut scouts), &u| {
@@ -270,11 +282,18 @@ impl<G: OutNeighbors + InNeighbors + Sync> Search<'_, G> {
     /// in-neighbours; the found ones go to `next`. Returns how many were
     /// found. Each task owns whole 64-vertex words of `next`, so no vertex is
     /// claimed twice and no compare-and-swap is needed.
-    fn bottom_up_step(&self, current: &Bitmap, next: &Bitmap, level: u32) -> usize {
+    fn bottom_up_step<I: InNeighbors + Sync>(
+        &self,
+        incoming: I,
+        current: &Bitmap,
+        next: &Bitmap,
+        level: u32,
+    ) -> usize {
         let n = self.parents.len();
         next.words()
             .par_iter()
             .enumerate()
+            .with_min_len(WORD_GRAIN)
             .map(|(word_index, word)| {
                 let mut bits = 0u64;
                 let mut awake = 0;
@@ -283,7 +302,7 @@ impl<G: OutNeighbors + InNeighbors + Sync> Search<'_, G> {
                     if self.parents[v].load(Relaxed) != NO_PARENT {
                         continue;
                     }
-                    for u in self.graph.in_neighbors(v as VertexId) {
+                    for u in incoming.in_neighbors(v as VertexId) {
                         if current.get(u as usize) {
                             self.parents[v].store(u, Relaxed);
                             if let Some(depths) = self.depths {

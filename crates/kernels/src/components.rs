@@ -23,7 +23,7 @@
 
 use crate::VerifyError;
 use crate::util::{into_plain_u32, vertices};
-use dyngraph_core::{InNeighbors, OutNeighbors, VertexId};
+use dyngraph_core::{InEdges, InNeighbors, OutNeighbors, VertexId};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -115,7 +115,7 @@ impl ComponentsResult {
 ///     verify_components};
 ///
 /// let edges = [Edge::new(1, 0), Edge::new(2, 3), Edge::new(4, 3)];
-/// let graph = Csr::from_edges(&edges, CsrOptions::default().transpose(true))?;
+/// let graph = Csr::from_edges(&edges, CsrOptions::default().in_edges(true))?;
 /// for algorithm in [ComponentsAlgorithm::Afforest, ComponentsAlgorithm::ShiloachVishkin] {
 ///     let cc = connected_components(&graph, &ComponentsOptions::with_algorithm(algorithm));
 ///     assert_eq!(cc.labels, [0, 0, 2, 2, 2]);
@@ -125,7 +125,7 @@ impl ComponentsResult {
 /// ```
 pub fn connected_components<G>(graph: &G, options: &ComponentsOptions) -> ComponentsResult
 where
-    G: OutNeighbors + InNeighbors + Sync,
+    G: OutNeighbors + InEdges + Sync,
 {
     match options.algorithm {
         ComponentsAlgorithm::Afforest => afforest(graph, options),
@@ -189,7 +189,7 @@ fn sample_frequent_label(comp: &[AtomicU32], samples: usize, seed: u64) -> Verte
 
 fn afforest<G>(graph: &G, options: &ComponentsOptions) -> ComponentsResult
 where
-    G: OutNeighbors + InNeighbors + Sync,
+    G: OutNeighbors + InEdges + Sync,
 {
     let n = graph.vertex_count();
     let comp: Vec<AtomicU32> = vertices(n).map(AtomicU32::new).collect();
@@ -202,7 +202,13 @@ where
         });
         compress(&comp);
     }
-    let skip_largest = n > 0 && options.samples > 0 && graph.has_in_edges();
+    // Skipping the largest component is only sound when the skipped
+    // vertices' in-edges are linked from the other side: it needs them.
+    let incoming = graph
+        .in_edges()
+        .ok()
+        .filter(|_| n > 0 && options.samples > 0);
+    let skip_largest = incoming.is_some();
     let largest = if skip_largest {
         sample_frequent_label(&comp, options.samples, options.seed)
     } else {
@@ -215,8 +221,8 @@ where
         for v in graph.out_neighbors(u).skip(rounds) {
             link(u, v, &comp);
         }
-        if skip_largest {
-            for v in graph.in_neighbors(u) {
+        if let Some(incoming) = incoming {
+            for v in incoming.in_neighbors(u) {
                 link(u, v, &comp);
             }
         }

@@ -5,7 +5,7 @@
 //! that keep degrees, as every dyngraph store does), plus a sort of the `V`
 //! degrees for the median. Memory: `8 V` bytes for the sorted degrees.
 
-use dyngraph_core::{InNeighbors, OutNeighbors, VertexId};
+use dyngraph_core::{InEdges, InNeighbors, OutNeighbors, Result, VertexId};
 use rayon::prelude::*;
 
 /// Which degree to measure.
@@ -14,7 +14,7 @@ pub enum DegreeKind {
     /// Out-degree.
     #[default]
     Out,
-    /// In-degree (all zero when the store keeps no in-edges).
+    /// In-degree (an error when the store keeps no in-edges).
     In,
 }
 
@@ -43,17 +43,19 @@ pub struct DegreeStats {
     pub zero_degree: usize,
 }
 
-fn degrees<G: OutNeighbors + InNeighbors + Sync>(graph: &G, kind: DegreeKind) -> Vec<u64> {
-    (0..graph.vertex_count() as VertexId)
-        .into_par_iter()
-        .map(|v| match kind {
-            DegreeKind::Out => graph.out_degree(v),
-            DegreeKind::In => graph.in_degree(v),
-        })
-        .collect()
+fn degrees<G: OutNeighbors + InEdges + Sync>(graph: &G, kind: DegreeKind) -> Result<Vec<u64>> {
+    let vertices = (0..graph.vertex_count() as VertexId).into_par_iter();
+    Ok(match kind {
+        DegreeKind::Out => vertices.map(|v| graph.out_degree(v)).collect(),
+        DegreeKind::In => {
+            let incoming = graph.in_edges()?;
+            vertices.map(|v| incoming.in_degree(v)).collect()
+        }
+    })
 }
 
-/// Degree statistics of `graph`.
+/// Degree statistics of `graph`; [`dyngraph_core::Error::MissingCapability`]
+/// for in-degrees of a store without in-edges.
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
@@ -61,16 +63,17 @@ fn degrees<G: OutNeighbors + InNeighbors + Sync>(graph: &G, kind: DegreeKind) ->
 ///
 /// let edges = [Edge::new(0, 1), Edge::new(0, 2), Edge::new(1, 2)];
 /// let graph = Csr::from_edges(&edges, CsrOptions::default())?;
-/// let stats = degree_stats(&graph, DegreeKind::Out);
+/// let stats = degree_stats(&graph, DegreeKind::Out)?;
+/// assert!(degree_stats(&graph, DegreeKind::In).is_err()); // built without in-edges
 /// assert_eq!((stats.min, stats.max, stats.median, stats.zero_degree), (0, 2, 1, 1));
 /// assert_eq!(stats.mean, 1.0);
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-pub fn degree_stats<G>(graph: &G, kind: DegreeKind) -> DegreeStats
+pub fn degree_stats<G>(graph: &G, kind: DegreeKind) -> Result<DegreeStats>
 where
-    G: OutNeighbors + InNeighbors + Sync,
+    G: OutNeighbors + InEdges + Sync,
 {
-    let mut degrees = degrees(graph, kind);
+    let mut degrees = degrees(graph, kind)?;
     let n = degrees.len();
     let edge_count: u64 = degrees.par_iter().sum();
     let max_vertex = degrees
@@ -94,7 +97,7 @@ where
     };
     let zero_degree = degrees.par_iter().filter(|&&d| d == 0).count();
     degrees.par_sort_unstable();
-    DegreeStats {
+    Ok(DegreeStats {
         kind,
         vertex_count: n,
         edge_count,
@@ -105,11 +108,12 @@ where
         median: if n == 0 { 0 } else { degrees[(n - 1) / 2] },
         std_dev: variance.sqrt(),
         zero_degree,
-    }
+    })
 }
 
 /// The degree distribution: `(degree, number of vertices with it)` for every
-/// degree that occurs, by increasing degree.
+/// degree that occurs, by increasing degree (an error for in-degrees of a
+/// store without in-edges).
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
@@ -117,14 +121,14 @@ where
 ///
 /// let edges = [Edge::new(0, 1), Edge::new(0, 2), Edge::new(1, 2)];
 /// let graph = Csr::from_edges(&edges, CsrOptions::default())?;
-/// assert_eq!(degree_distribution(&graph, DegreeKind::Out), [(0, 1), (1, 1), (2, 1)]);
+/// assert_eq!(degree_distribution(&graph, DegreeKind::Out)?, [(0, 1), (1, 1), (2, 1)]);
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-pub fn degree_distribution<G>(graph: &G, kind: DegreeKind) -> Vec<(u64, u64)>
+pub fn degree_distribution<G>(graph: &G, kind: DegreeKind) -> Result<Vec<(u64, u64)>>
 where
-    G: OutNeighbors + InNeighbors + Sync,
+    G: OutNeighbors + InEdges + Sync,
 {
-    let mut degrees = degrees(graph, kind);
+    let mut degrees = degrees(graph, kind)?;
     degrees.par_sort_unstable();
     let mut distribution: Vec<(u64, u64)> = Vec::new();
     for d in degrees {
@@ -133,5 +137,5 @@ where
             _ => distribution.push((d, 1)),
         }
     }
-    distribution
+    Ok(distribution)
 }

@@ -5,7 +5,7 @@ use crate::{
     ComponentsResult, PageRankOptions, PageRankResult, ReverseWalkOptions, ReverseWalkResult,
     SsspOptions, SsspResult, TriangleResult, VerifyError,
 };
-use dyngraph_core::{Error, InNeighbors, OutNeighbors, Result, WeightedOutNeighbors};
+use dyngraph_core::{EdgeWeights, Error, ReadGraph, Result};
 use std::fmt;
 use std::str::FromStr;
 
@@ -58,6 +58,35 @@ impl KernelName {
         }
     }
 
+    /// What the kernel reads beyond out-edges, and what it does without it.
+    /// The replay engine keeps in-edges only when a requested kernel
+    /// [`Need::UsesIfPresent`] or [`Need::Required`] them.
+    ///
+    /// ```
+    /// use dyngraph_kernels::{KernelName, Need};
+    /// assert_eq!(KernelName::PageRank.needs().in_edges, Need::UsesIfPresent);
+    /// assert_eq!(KernelName::Triangles.needs().in_edges, Need::Unused);
+    /// ```
+    pub fn needs(self) -> Needs {
+        use Need::{Unused, UsesIfPresent};
+        let (in_edges, weights) = match self {
+            // Bottom-up steps read in-edges; without them BFS is top-down only.
+            KernelName::Bfs => (UsesIfPresent, Unused),
+            // Pull over in-edges; push over out-edges without them.
+            KernelName::PageRank => (UsesIfPresent, Unused),
+            // Without weights the distances are hop counts.
+            KernelName::Sssp => (Unused, UsesIfPresent),
+            // Skipping the largest component needs in-edges; without them
+            // every vertex is visited.
+            KernelName::Afforest => (UsesIfPresent, Unused),
+            KernelName::ShiloachVishkin
+            | KernelName::Bc
+            | KernelName::Triangles
+            | KernelName::ReverseWalks => (Unused, Unused),
+        };
+        Needs { in_edges, weights }
+    }
+
     /// The kernel with its default options (BFS and SSSP from vertex 0).
     pub fn default_options(self) -> KernelOptions {
         match self {
@@ -96,6 +125,28 @@ impl FromStr for KernelName {
                 ))
             })
     }
+}
+
+/// How a kernel uses a capability a store may lack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Need {
+    /// Not read.
+    Unused,
+    /// Read when the store has it; without it the kernel runs another way,
+    /// which its result reports ([`KernelOutput::mode`]).
+    UsesIfPresent,
+    /// The kernel cannot run without it (no kernel here needs this yet;
+    /// user kernels may).
+    Required,
+}
+
+/// What a kernel reads beyond out-edges: [`KernelName::needs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Needs {
+    /// In-edges.
+    pub in_edges: Need,
+    /// Edge weights.
+    pub weights: Need,
 }
 
 /// A kernel and its options.
@@ -137,6 +188,36 @@ pub enum KernelOutput {
 }
 
 impl KernelOutput {
+    /// How the kernel ran, given the capabilities the graph had: pull or
+    /// push, direction-optimizing or top-down, stored or unit weights.
+    pub fn mode(&self) -> &'static str {
+        match self {
+            KernelOutput::Bfs(r) => match r.strategy {
+                crate::BfsStrategy::DirectionOptimizing => "direction-optimizing (in-edges)",
+                crate::BfsStrategy::TopDownNoInEdges => "top-down only (no in-edges)",
+                crate::BfsStrategy::TopDownRequested => "top-down only (requested)",
+            },
+            KernelOutput::PageRank(r) => match r.method {
+                crate::PageRankMethod::Pull => "pull (in-edges)",
+                crate::PageRankMethod::Push => "push (no in-edges)",
+            },
+            KernelOutput::Sssp(r) => match r.weights {
+                crate::SsspWeights::Stored => "stored weights",
+                crate::SsspWeights::Unit => "unit weights (no weights stored): hop counts",
+            },
+            KernelOutput::Components(r) => match (r.algorithm, r.skipped_largest) {
+                (ComponentsAlgorithm::Afforest, true) => {
+                    "afforest, largest component skipped (in-edges)"
+                }
+                (ComponentsAlgorithm::Afforest, false) => "afforest, every vertex visited",
+                (ComponentsAlgorithm::ShiloachVishkin, _) => "shiloach-vishkin",
+            },
+            KernelOutput::Bc(_) => "brandes over out-edges",
+            KernelOutput::Triangles(_) => "ordered counting over out-edges",
+            KernelOutput::ReverseWalks(_) => "over out-edges",
+        }
+    }
+
     /// One line describing the result, for logs and the CLI.
     pub fn summary(&self) -> String {
         match self {
@@ -156,10 +237,11 @@ impl KernelOutput {
                 r.scores.iter().map(|&s| f64::from(s)).sum::<f64>()
             ),
             KernelOutput::Sssp(r) => format!(
-                "sssp from {}: {} vertices reached in {} rounds",
+                "sssp from {}: {} vertices reached in {} rounds ({})",
                 r.source,
                 r.reached(),
-                r.rounds
+                r.rounds,
+                self.mode()
             ),
             KernelOutput::Components(r) => format!(
                 "{:?}: {} components, the largest has {} vertices",
@@ -202,7 +284,7 @@ impl KernelOutput {
 /// use dyngraph_kernels::{KernelName, run, verify};
 ///
 /// let edges = [Edge::new(0, 1), Edge::new(1, 2), Edge::new(2, 0)];
-/// let graph = Csr::from_edges(&edges, CsrOptions::default().transpose(true))?;
+/// let graph = Csr::from_edges(&edges, CsrOptions::default().in_edges(true))?;
 /// for name in KernelName::ALL {
 ///     let output = run(&graph, &name.default_options())?;
 ///     verify(&graph, &output).unwrap();
@@ -210,10 +292,7 @@ impl KernelOutput {
 /// }
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-pub fn run<G>(graph: &G, options: &KernelOptions) -> Result<KernelOutput>
-where
-    G: OutNeighbors + InNeighbors + WeightedOutNeighbors + Sync,
-{
+pub fn run<G: ReadGraph>(graph: &G, options: &KernelOptions) -> Result<KernelOutput> {
     Ok(match options {
         KernelOptions::Bfs(o) => KernelOutput::Bfs(crate::bfs(graph, o)?),
         KernelOptions::PageRank(o) => KernelOutput::PageRank(crate::pagerank(graph, o)?),
@@ -232,7 +311,7 @@ where
 /// Checks any kernel's output with its serial verifier.
 pub fn verify<G>(graph: &G, output: &KernelOutput) -> Result<(), VerifyError>
 where
-    G: OutNeighbors + WeightedOutNeighbors,
+    G: EdgeWeights + Sync,
 {
     match output {
         KernelOutput::Bfs(r) => crate::verify_bfs(graph, r),

@@ -5,12 +5,27 @@
 //! The papers dyngraph reproduces measure every store by running these
 //! kernels on it (VCSR Table II, DGAP Table 1) and by 42-step reverse walks
 //! (Sahu, Algorithm 13). Every kernel here is generic over
-//! [`OutNeighbors`](dyngraph_core::OutNeighbors),
-//! [`InNeighbors`](dyngraph_core::InNeighbors) and
-//! [`WeightedOutNeighbors`](dyngraph_core::WeightedOutNeighbors) (`+ Sync`),
-//! so one implementation runs on `Csr` (where the neighbour iterators are
-//! slice iterators and the loops compile to slice walks), on every dynamic
-//! store, and on any user store that implements the traits.
+//! [`OutNeighbors`](dyngraph_core::OutNeighbors) and, where it can use
+//! them, [`InEdges`](dyngraph_core::InEdges) and
+//! [`EdgeWeights`](dyngraph_core::EdgeWeights) (`+ Sync`), so one
+//! implementation runs on `Csr` (where the neighbour iterators are slice
+//! iterators and the loops compile to slice walks), on every dynamic store
+//! and snapshot, and on any user store that implements the traits.
+//!
+//! # Capabilities: what each kernel needs, and what it does without
+//!
+//! A store may be built without in-edges or weights. No kernel reads a
+//! missing capability as empty: each asks for it once and, where it can do
+//! without, runs another way and says so ([`KernelName::needs`] lists it;
+//! [`KernelOutput::mode`] reports what happened):
+//!
+//! | kernel | in-edges | weights |
+//! |---|---|---|
+//! | BFS | bottom-up steps; top-down only without | — |
+//! | PageRank | pull; push over out-edges without | — |
+//! | SSSP | — | the weights; hop counts without |
+//! | CC (Afforest) | skips the largest component; visits every vertex without | — |
+//! | CC (SV), BC, TC, reverse walks | — | — |
 //!
 //! | kernel | function | verifier | algorithm | deterministic |
 //! |---|---|---|---|---|
@@ -48,7 +63,7 @@
 //! use dyngraph_kernels::{KernelName, KernelOptions, SsspOptions, run, verify};
 //!
 //! let edges = [Edge::new(0, 1), Edge::new(1, 2), Edge::new(2, 0), Edge::new(2, 3)];
-//! let graph = Csr::from_edges(&edges, CsrOptions::default().transpose(true))?;
+//! let graph = Csr::from_edges(&edges, CsrOptions::default().in_edges(true))?;
 //! let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
 //!
 //! let name: KernelName = "sssp".parse()?;
@@ -69,7 +84,7 @@
 //! // Two triangles sharing vertex 2, plus an isolated vertex 5.
 //! let edges = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 2)]
 //!     .map(|(s, d)| Edge::new(s, d));
-//! let graph = Csr::from_edges(&edges, CsrOptions::default().transpose(true).vertex_count(6))?;
+//! let graph = Csr::from_edges(&edges, CsrOptions::default().in_edges(true).vertex_count(6))?;
 //!
 //! let tree = bfs(&graph, &BfsOptions::from_source(0).with_depths(true))?;
 //! assert_eq!(tree.depths.unwrap(), [0, 1, 2, 3, 4, UNREACHED]);
@@ -86,7 +101,7 @@
 //! // From 0: 1 lies on the paths to 2, 3 and 4; 2 on those to 3 and 4; 3 on the one to 4.
 //! assert_eq!(bc.scores, [0.0, 3.0, 2.0, 1.0, 0.0, 0.0]);
 //!
-//! let stats = degree_stats(&graph, DegreeKind::Out);
+//! let stats = degree_stats(&graph, DegreeKind::Out)?;
 //! assert_eq!((stats.max, stats.zero_degree), (2, 1));
 //! # Ok::<(), dyngraph_core::Error>(())
 //! ```
@@ -114,7 +129,7 @@ pub use components::{
     serial_union_find, verify_components,
 };
 pub use degree::{DegreeKind, DegreeStats, degree_distribution, degree_stats};
-pub use dispatch::{KernelName, KernelOptions, KernelOutput, run, verify};
+pub use dispatch::{KernelName, KernelOptions, KernelOutput, Need, Needs, run, verify};
 pub use pagerank::{
     PAGERANK_RELATIVE_TOLERANCE, PageRankMethod, PageRankOptions, PageRankResult, pagerank,
     serial_pagerank, verify_pagerank,
@@ -123,6 +138,6 @@ pub use reverse_walk::{
     ReverseWalkOptions, ReverseWalkResult, reverse_walks, serial_reverse_walks,
     verify_reverse_walks,
 };
-pub use sssp::{SsspOptions, SsspResult, serial_dijkstra, sssp, verify_sssp};
+pub use sssp::{SsspOptions, SsspResult, SsspWeights, serial_dijkstra, sssp, verify_sssp};
 pub use triangles::{TriangleResult, serial_triangle_count, triangle_count, verify_triangles};
 pub use verify_error::VerifyError;

@@ -17,14 +17,21 @@
 //! timing.
 //!
 //! # Cost model
-//! `O(V + E)` per iteration. Memory: two `f32` arrays of `V` entries (three
-//! when pushing).
+//! `O(V + E)` per iteration, one pass over the vertices (each writes its
+//! score and its next outgoing share, `score · (1 / out_degree)` with the
+//! inverse degrees read once). Memory: four `f32` arrays of `V` entries
+//! (five when pushing).
 
 use crate::VerifyError;
 use crate::util::{atomic_add_f32, vertices};
-use dyngraph_core::{Error, InNeighbors, OutNeighbors, Result, VertexId};
+use dyngraph_core::{Error, InEdges, InNeighbors, OutNeighbors, Result, VertexId};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Fewest vertices a parallel task takes: below this a graph runs on one
+/// thread, so small graphs do not get slower with more threads (GAPBS
+/// schedules PageRank in chunks of 16,384).
+const VERTEX_GRAIN: usize = 2048;
 
 /// Options of [`pagerank`].
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +80,38 @@ pub struct PageRankResult {
     pub damping: f32,
 }
 
+impl PageRankResult {
+    /// The `k` highest-ranked vertices, best first (ties by lower id).
+    ///
+    /// ```
+    /// use dyngraph_kernels::{PageRankMethod, PageRankResult};
+    /// let result = PageRankResult {
+    ///     scores: vec![0.1, 0.5, 0.4],
+    ///     iterations: 1,
+    ///     last_change: 0.0,
+    ///     method: PageRankMethod::Pull,
+    ///     damping: 0.85,
+    /// };
+    /// assert_eq!(result.top(2), [(1, 0.5), (2, 0.4)]);
+    /// ```
+    pub fn top(&self, k: usize) -> Vec<(VertexId, f32)> {
+        let mut ranked: Vec<(VertexId, f32)> = self
+            .scores
+            .iter()
+            .enumerate()
+            .map(|(v, &s)| (v as VertexId, s))
+            .collect();
+        let by_score =
+            |a: &(VertexId, f32), b: &(VertexId, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if k < ranked.len() {
+            ranked.select_nth_unstable_by(k, by_score);
+            ranked.truncate(k);
+        }
+        ranked.sort_by(by_score);
+        ranked
+    }
+}
+
 /// PageRank by power iteration in the caller's rayon pool.
 ///
 /// Errors with [`Error::InvalidArgument`] for a damping factor outside
@@ -84,7 +123,7 @@ pub struct PageRankResult {
 ///
 /// // A directed 3-cycle: every vertex ends with a third of the rank.
 /// let edges = [Edge::new(0, 1), Edge::new(1, 2), Edge::new(2, 0)];
-/// let graph = Csr::from_edges(&edges, CsrOptions::default().transpose(true))?;
+/// let graph = Csr::from_edges(&edges, CsrOptions::default().in_edges(true))?;
 /// let ranks = pagerank(&graph, &PageRankOptions::default())?;
 /// assert!(ranks.scores.iter().all(|s| (s - 1.0 / 3.0).abs() < 1e-6));
 /// verify_pagerank(&graph, &ranks).unwrap();
@@ -92,7 +131,7 @@ pub struct PageRankResult {
 /// ```
 pub fn pagerank<G>(graph: &G, options: &PageRankOptions) -> Result<PageRankResult>
 where
-    G: OutNeighbors + InNeighbors + Sync,
+    G: OutNeighbors + InEdges + Sync,
 {
     if !(0.0..=1.0).contains(&options.damping) {
         return Err(Error::InvalidArgument(format!(
@@ -107,7 +146,10 @@ where
         )));
     }
     let n = graph.vertex_count();
-    let method = if graph.has_in_edges() {
+    // Pull over the in-edges when the store keeps them, push otherwise;
+    // the result says which.
+    let pull = graph.in_edges().ok();
+    let method = if pull.is_some() {
         PageRankMethod::Pull
     } else {
         PageRankMethod::Push
@@ -125,51 +167,68 @@ where
     let damping = options.damping;
     let base = (1.0 - damping) / n as f32;
     let mut scores = vec![1.0 / n as f32; n];
-    let mut contributions = vec![0.0f32; n];
-    let incoming: Vec<AtomicU32> = match method {
+    // `1 / out_degree` (0 for a dangling vertex), read once: the
+    // iterations then multiply, and never ask the store for a degree again
+    // (on a snapshot view a degree costs a visibility check).
+    let inverse_degree: Vec<f32> = (0..n)
+        .into_par_iter()
+        .with_min_len(VERTEX_GRAIN)
+        .map(|v| match graph.out_degree(v as VertexId) {
+            0 => 0.0,
+            degree => 1.0 / degree as f32,
+        })
+        .collect();
+    // Each vertex's outgoing share `score / out_degree` of the last
+    // iteration, and the next one's, written by the same pass that writes
+    // the score (one pass over the vertices per iteration, as GAPBS).
+    let mut contributions: Vec<f32> = scores
+        .par_iter()
+        .zip(inverse_degree.par_iter())
+        .with_min_len(VERTEX_GRAIN)
+        .map(|(&score, &inverse)| score * inverse)
+        .collect();
+    let mut next_contributions = vec![0.0f32; n];
+    let pushed: Vec<AtomicU32> = match method {
         PageRankMethod::Push => (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect(),
         PageRankMethod::Pull => Vec::new(),
     };
     for _ in 0..options.max_iterations {
-        contributions
-            .par_iter_mut()
-            .zip(scores.par_iter())
-            .enumerate()
-            .for_each(|(v, (contribution, &score))| {
-                let degree = graph.out_degree(v as VertexId);
-                *contribution = if degree == 0 {
-                    0.0
-                } else {
-                    score / degree as f32
-                };
-            });
         if method == PageRankMethod::Push {
-            incoming.par_iter().for_each(|c| c.store(0, Relaxed));
-            vertices(n).for_each(|u| {
+            pushed
+                .par_iter()
+                .with_min_len(VERTEX_GRAIN)
+                .for_each(|c| c.store(0, Relaxed));
+            vertices(n).with_min_len(VERTEX_GRAIN).for_each(|u| {
                 let contribution = contributions[u as usize];
                 if contribution != 0.0 {
                     for v in graph.out_neighbors(u) {
-                        atomic_add_f32(&incoming[v as usize], contribution);
+                        atomic_add_f32(&pushed[v as usize], contribution);
                     }
                 }
             });
         }
+        let incoming = &contributions;
         let change: f64 = scores
             .par_iter_mut()
+            .zip(next_contributions.par_iter_mut())
+            .zip(inverse_degree.par_iter())
             .enumerate()
-            .map(|(v, score)| {
-                let sum: f32 = match method {
-                    PageRankMethod::Pull => graph
+            .with_min_len(VERTEX_GRAIN)
+            .map(|(v, ((score, next), &inverse))| {
+                let sum: f32 = match pull {
+                    Some(pull) => pull
                         .in_neighbors(v as VertexId)
-                        .map(|u| contributions[u as usize])
+                        .map(|u| incoming[u as usize])
                         .sum(),
-                    PageRankMethod::Push => f32::from_bits(incoming[v].load(Relaxed)),
+                    None => f32::from_bits(pushed[v].load(Relaxed)),
                 };
                 let old = *score;
                 *score = base + damping * sum;
+                *next = *score * inverse;
                 f64::from((*score - old).abs())
             })
             .sum();
+        std::mem::swap(&mut contributions, &mut next_contributions);
         result.iterations += 1;
         result.last_change = change;
         if change < options.tolerance {

@@ -131,11 +131,11 @@ fn pagerank_against_petgraph() {
             .filter(|e| e.src < n && e.dst < n),
     );
     let symmetric = symmetrize(&list);
-    let csr = Csr::from_weighted_edges(
+    let csr = Csr::from_edges(
         &symmetric,
         CsrOptions::default()
             .dedupe(true)
-            .transpose(true)
+            .in_edges(true)
             .vertex_count(n as usize),
     )
     .unwrap();

@@ -15,7 +15,7 @@ fn main() -> Result<(), dyngraph_core::Error> {
     let repeats: usize = args.next().map_or(3, |r| r.parse().expect("repeats"));
     let options = LoadOptions::default()
         .threads(threads)
-        .transpose(what == "csr-transpose");
+        .in_edges(what == "csr-transpose");
     for _ in 0..repeats {
         let start = Instant::now();
         let edges = if what.starts_with("csr") {

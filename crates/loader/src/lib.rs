@@ -1,6 +1,7 @@
 //! `dyngraph-loader`: parallel readers for text graphs straight to an
 //! [`EdgeStream`] or a [`Csr`](dyngraph_core::Csr), text writers, binary
-//! CSR snapshots opened by memory map, and Kronecker/uniform generators.
+//! `Csr` files (`.dgcsr`) opened by memory map and accepted wherever a
+//! graph file is, atomic file writes, and Kronecker/uniform generators.
 //!
 //! # At a glance
 //!
@@ -11,7 +12,8 @@
 //! | the same from bytes in memory | [`parse_edge_stream`], [`parse_csr`] |
 //! | a text file from a stream | [`write_edges`] (gzip when the name ends in `.gz`) |
 //! | a synthetic graph | [`Generator`] ([`Generator::kronecker`], [`Generator::uniform`]) |
-//! | a binary CSR file, reopened without copying | [`write_snapshot`], [`Snapshot::open`] (or the copying [`read_snapshot`]) |
+//! | a binary `Csr` file, reopened without copying | [`write_csr_file`], [`CsrFile::open`] (or the copying [`read_csr_file`]; [`load_csr`] and [`load_edge_stream`] read one too) |
+//! | a file that appears whole or not at all | [`AtomicFile`] (what every writer here uses) |
 //!
 //! # Formats
 //!
@@ -20,7 +22,9 @@
 //! gzip-compressed; see [`Format`] for the table of what each holds and how
 //! the third column is read. The format is detected from the Matrix Market
 //! banner, else the extension, else SNAP ([`Format::detect`]);
-//! [`LoadOptions::format`] overrides it.
+//! [`LoadOptions::format`] overrides it. A binary `Csr` file
+//! ([`csr_file`]) is recognised by its magic bytes before any of that, and
+//! read instead of parsed, by every entry point.
 //!
 //! **Accepted and harmless**: CRLF line ends, trailing spaces and tabs,
 //! spaces or tabs (any number) between fields, blank lines, `#` and `%`
@@ -39,7 +43,10 @@
 //! last line without a newline) or mid-header, an empty (or
 //! whitespace-only) file, a `.mtx` file without the banner, and the Matrix
 //! Market kinds dyngraph does not read (`array`, `complex`, `hermitian`,
-//! `skew-symmetric`), named in the message. An id at or past
+//! `skew-symmetric`), named in the message, and a value that is not a
+//! whole number in a Matrix Market `integer` file (a `real` file accepts
+//! integers; a value column in a `pattern` file is an extra field). An id
+//! at or past
 //! [`LoadOptions::max_vertices`] is refused at its line and column before
 //! anything is allocated for it. Bad input never panics.
 //!
@@ -92,7 +99,7 @@
 //!   runs of slots in place (one run when there are no gaps): a radix
 //!   scatter through buckets of vertices; no globally sorted edge list is
 //!   built. The parsed columns are handed over, and with
-//!   [`LoadOptions::transpose`] the in-edges' sources are written into the
+//!   [`LoadOptions::in_edges`] the in-edges' sources are written into the
 //!   destination column once the scatter has read it; the in-edges
 //!   themselves are built in the scatter's last stage from each bucket's
 //!   finished out-lists (not by transposing the finished CSR). Memory: the
@@ -136,42 +143,51 @@
 //! # Ok::<(), dyngraph_core::Error>(())
 //! ```
 //!
-//! # Example: a binary snapshot
+//! # Example: a binary `Csr` file
 //!
 //! ```
 //! use dyngraph_core::{Graph, OutNeighbors};
-//! use dyngraph_loader::{LoadOptions, Snapshot, parse_csr, write_snapshot};
+//! use dyngraph_loader::{CsrFile, LoadOptions, load_csr, parse_csr, write_csr_file};
 //!
 //! let csr = parse_csr(b"0 1\n0 2\n2 1\n", &LoadOptions::default())?;
-//! let path = std::env::temp_dir().join(format!("dyngraph-doc-{}.csr", std::process::id()));
-//! write_snapshot(&path, &csr)?;
+//! let path = std::env::temp_dir().join(format!("dyngraph-doc-{}.dgcsr", std::process::id()));
+//! write_csr_file(&path, &csr)?;
 //! // SAFETY: the file was just written by this program into a fresh path,
-//! // and nothing modifies it while `snapshot` is alive.
-//! let snapshot = unsafe { Snapshot::open(&path)? };
-//! let view = snapshot.view()?; // borrows the mapped file: no copy
+//! // and nothing modifies it while `file` is alive.
+//! let file = unsafe { CsrFile::open(&path)? };
+//! let view = file.view()?; // borrows the mapped file: no copy
 //! assert_eq!(view.out_neighbors(0).collect::<Vec<_>>(), [1, 2]);
 //! assert_eq!(view.edge_count(), 3);
-//! # drop(snapshot);
+//! // The loader's entry points take it wherever they take text.
+//! assert_eq!(load_csr(&path, &LoadOptions::default())?, csr);
+//! # drop(file);
 //! # std::fs::remove_file(&path).ok();
 //! # Ok::<(), dyngraph_core::Error>(())
 //! ```
 #![deny(missing_docs)]
 
+mod atomic;
+pub mod csr_file;
 mod format;
 pub mod generate;
+mod ids;
 mod load;
 mod mtx;
 mod number;
 mod parse;
-pub mod snapshot;
 mod stream;
 mod write;
 
+pub use atomic::AtomicFile;
+pub use csr_file::{
+    CSR_FILE_MAGIC, CsrFile, CsrFileOptions, is_csr_file, read_csr_file, write_csr_file,
+    write_csr_file_to, write_csr_file_view,
+};
 pub use format::{Format, ThirdColumn};
 pub use generate::{ArrivalOrder, Generator, GraphKind};
+pub use ids::{IdMode, SPARSE_FLOOR};
 pub use load::{
     DEFAULT_BLOCK_SIZE, LoadOptions, load_csr, load_edge_stream, parse_csr, parse_edge_stream,
 };
-pub use snapshot::{SNAPSHOT_MAGIC, Snapshot, SnapshotOptions, read_snapshot, write_snapshot};
 pub use stream::{EdgeStream, EdgeValues, ValueKind};
 pub use write::{write_edges, write_edges_to};

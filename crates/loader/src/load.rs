@@ -1,6 +1,7 @@
 //! The top-level readers: file or bytes in, [`EdgeStream`] or [`Csr`] out.
 
 use crate::format::{Format, ThirdColumn, is_gzip};
+use crate::ids::{IdMode, first_line_is_numeric, is_sparse, parse_labelled, relabel_columns};
 use crate::mtx::{MtxField, parse_header};
 use crate::parse::{
     BlockSummary, ParsedBlocks, Syntax, Third, end_position, first_error, is_skippable,
@@ -8,7 +9,8 @@ use crate::parse::{
 };
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{
-    Csr, CsrOptions, DEFAULT_VERTEX_LIMIT, EdgeColumns, Error, Location, ParseErrorKind, Result,
+    Csr, CsrOptions, DEFAULT_VERTEX_LIMIT, EdgeColumns, Error, IdKind, Location, ParseErrorKind,
+    Result,
 };
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -60,9 +62,13 @@ pub struct LoadOptions {
     /// for it. Default [`DEFAULT_VERTEX_LIMIT`].
     pub max_vertices: usize,
     /// [`load_csr`] only: also build the in-edges.
-    pub transpose: bool,
+    pub in_edges: bool,
     /// [`load_csr`] only: sort each neighbour list (stable).
     pub sort: bool,
+    /// How vertex ids are read: dense, or relabelled from sparse integers
+    /// or strings ([`IdMode`]; `Auto` by default). The original ids are
+    /// kept ([`EdgeStream::ids`], [`Csr::ids`]).
+    pub ids: IdMode,
 }
 
 impl Default for LoadOptions {
@@ -76,8 +82,9 @@ impl Default for LoadOptions {
             threads: None,
             block_size: DEFAULT_BLOCK_SIZE,
             max_vertices: DEFAULT_VERTEX_LIMIT,
-            transpose: false,
+            in_edges: false,
             sort: false,
+            ids: IdMode::Auto,
         }
     }
 }
@@ -113,26 +120,36 @@ setters! {
     block_size: usize => block_size;
     /// Sets [`LoadOptions::max_vertices`].
     max_vertices: usize => max_vertices;
-    /// Sets [`LoadOptions::transpose`].
-    transpose: bool => transpose;
+    /// Sets [`LoadOptions::in_edges`].
+    in_edges: bool => in_edges;
     /// Sets [`LoadOptions::sort`].
     sort: bool => sort;
+    /// Sets [`LoadOptions::ids`].
+    ids: IdMode => ids;
 }
 
-/// Reads a text graph into an [`EdgeStream`] in file order.
+/// Reads a graph file into an [`EdgeStream`] in file order.
 ///
 /// The file is memory-mapped (gzip input is decompressed into memory first)
 /// and parsed in parallel blocks; see the crate docs for the accepted
-/// syntax. The map lives only for the duration of the call, but the file
+/// syntax. A binary `Csr` file ([`crate::csr_file`]), recognised by its
+/// magic bytes whatever its name, is read instead of parsed: its edges
+/// grouped by source (it keeps no arrival order), its weights if it has
+/// them, every vertex it holds; the line-level options (`symmetrize`,
+/// `drop_self_loops`, `dedupe`, `max_vertices`, a third column of `Ignore`)
+/// apply to it as to text. The map lives only for the duration of the call, but the file
 /// must not be modified or truncated by anyone while the call runs (the
 /// usual condition of every memory-mapped reader: a shrinking file can
 /// crash the process with `SIGBUS`).
 ///
 /// # Errors
-/// [`Error::Io`] when the file cannot be read or decompressed;
-/// [`Error::Parse`] with file, line and byte column for malformed text and
-/// for an id at or past [`LoadOptions::max_vertices`] (kind
-/// [`ParseErrorKind::Other`], naming the id and the limit).
+/// [`Error::Io`] when the file cannot be read or decompressed (a directory
+/// says so; a gzip error gives the compressed byte offset where the data
+/// broke off); [`Error::Parse`] with file, line and byte column for
+/// malformed text and for an id at or past [`LoadOptions::max_vertices`]
+/// (kind [`ParseErrorKind::Other`], naming the id and the limit);
+/// [`Error::InvalidCsrFile`] for a truncated or corrupted binary `Csr`
+/// file, saying which.
 pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result<EdgeStream> {
     let path = path.as_ref();
     let input = Input::open(path)?;
@@ -145,11 +162,17 @@ pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result
 /// Reads a text graph straight into a [`Csr`]: the parsed edges stay where
 /// the parse put them and [`Csr::from_columns`] builds from them in place
 /// (a radix scatter through buckets of vertices), reusing the parsed
-/// destinations' memory for the in-edges when [`LoadOptions::transpose`]
+/// destinations' memory for the in-edges when [`LoadOptions::in_edges`]
 /// is set; no globally sorted edge list is assembled. Within each
 /// vertex, edges keep file order unless [`LoadOptions::sort`] or
 /// [`LoadOptions::dedupe`] is set. Weights are kept; timestamps are not
 /// CSR data and are dropped.
+///
+/// A binary `Csr` file is recognised by its magic bytes and copied from
+/// its map (in-edges from the file with [`LoadOptions::in_edges`], built
+/// when it has none); with `symmetrize`, `drop_self_loops`, `sort` or
+/// `dedupe` (of a multigraph) it is rebuilt from its edges. To use one
+/// without any copy, map it with [`crate::CsrFile::open`].
 ///
 /// # Errors
 /// As [`load_edge_stream`].
@@ -162,8 +185,8 @@ pub fn load_csr(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Csr> {
     })
 }
 
-/// [`load_edge_stream`] on bytes in memory (gzip or text). Error locations
-/// carry no path.
+/// [`load_edge_stream`] on bytes in memory (gzip, text or a binary `Csr`
+/// file). Error locations carry no path.
 ///
 /// ```
 /// use dyngraph_loader::{LoadOptions, parse_edge_stream};
@@ -179,7 +202,7 @@ pub fn parse_edge_stream(bytes: &[u8], options: &LoadOptions) -> Result<EdgeStre
     })
 }
 
-/// [`load_csr`] on bytes in memory (gzip or text).
+/// [`load_csr`] on bytes in memory (gzip, text or a binary `Csr` file).
 ///
 /// ```
 /// use dyngraph_loader::{LoadOptions, parse_csr};
@@ -218,7 +241,7 @@ impl Input {
             path: path.to_path_buf(),
             source,
         };
-        let file = std::fs::File::open(path).map_err(io)?;
+        let file = open_file(path)?;
         let length = file.metadata().map_err(io)?.len();
         if length == 0 {
             return Ok(Input { map: None });
@@ -244,20 +267,59 @@ impl Input {
     }
 }
 
+/// Opens `path` for reading, refusing a directory by name (on Linux
+/// opening one succeeds and only the map fails, with "No such device").
+pub(crate) fn open_file(path: &Path) -> Result<std::fs::File> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    if file.metadata().map_err(io)?.is_dir() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory, not a graph file",
+        )));
+    }
+    Ok(file)
+}
+
 /// `bytes` themselves, or their gzip decompression (all members, as SNAP's
-/// `.txt.gz` files may hold several).
+/// `.txt.gz` files may hold several). A gzip error names the compressed
+/// byte offset where the data broke off.
 fn decompressed<'a>(bytes: &'a [u8], path: Option<&Path>) -> Result<std::borrow::Cow<'a, [u8]>> {
     if !is_gzip(bytes) {
         return Ok(std::borrow::Cow::Borrowed(bytes));
     }
-    let mut text = Vec::with_capacity(bytes.len() * 4);
-    flate2::read::MultiGzDecoder::new(bytes)
-        .read_to_end(&mut text)
-        .map_err(|source| Error::Io {
+    let mut text = Vec::with_capacity(bytes.len().saturating_mul(4));
+    // The buffered decoder reads the slice in place, so what is left of it
+    // tells how far decompression got.
+    let mut decoder = flate2::bufread::MultiGzDecoder::new(bytes);
+    if let Err(error) = decoder.read_to_end(&mut text) {
+        let offset = bytes.len() - decoder.get_ref().len();
+        return Err(Error::Io {
             path: path.map_or_else(|| PathBuf::from("<input>"), Path::to_path_buf),
-            source,
-        })?;
+            source: gzip_error(&error, offset, bytes.len(), text.len()),
+        });
+    }
     Ok(std::borrow::Cow::Owned(text))
+}
+
+/// A gzip error that says where the compressed data broke off and what to
+/// do.
+fn gzip_error(error: &std::io::Error, offset: usize, total: usize, text: usize) -> std::io::Error {
+    let message = if error.kind() == std::io::ErrorKind::UnexpectedEof {
+        format!(
+            "gzip data ends early, at compressed byte {offset} of {total} (after {text} bytes \
+             of text): the file is truncated; download or compress it again"
+        )
+    } else {
+        format!(
+            "gzip data is corrupt at compressed byte {offset} of {total} (after {text} bytes \
+             of text: {error}); download or compress it again"
+        )
+    };
+    std::io::Error::new(error.kind(), message)
 }
 
 /// What a parse produced, before it becomes a stream or a CSR.
@@ -288,6 +350,7 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
         expand_reverse: options.symmetrize,
         drop_self_loops: options.drop_self_loops,
         max_vertices: options.max_vertices,
+        integer_values: false,
     };
     let requested = options.third_column.map(|third| match third {
         ThirdColumn::Weight => Third::Weight,
@@ -305,26 +368,16 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
                 MtxField::Pattern => Third::Absent,
                 MtxField::Integer | MtxField::Real => requested.unwrap_or(Third::Weight),
             };
+            // The header's field is a promise about every value: an
+            // `integer` file's values are whole numbers (a `real` file's
+            // may be too; a `pattern` file has none, so a value column is
+            // an extra field).
+            syntax.integer_values =
+                header.field == MtxField::Integer && syntax.third == Third::Weight;
             (header.data_offset, header.data_first_line, Some(header))
         }
-        Format::WeightedEdgeList => {
-            syntax.third = requested.unwrap_or(Third::Weight);
-            (0, 1, None)
-        }
-        Format::EdgeList => {
-            syntax.third = requested.unwrap_or(Third::Absent);
-            (0, 1, None)
-        }
-        Format::Snap => {
-            syntax.third = requested.unwrap_or_else(|| {
-                // The first data line fixes the column count: a third
-                // column is a timestamp, as in SNAP's temporal graphs.
-                if first_data_line_fields(text) >= 3 {
-                    Third::Timestamp
-                } else {
-                    Third::Absent
-                }
-            });
+        Format::WeightedEdgeList | Format::EdgeList | Format::Snap => {
+            syntax.third = edge_list_third(format, options, text);
             (0, 1, None)
         }
     };
@@ -370,6 +423,105 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
     })
 }
 
+/// The third column of an edge-list format: as requested, else as the
+/// format says (SNAP: the first data line fixes the column count, and a
+/// third column is a timestamp, as in SNAP's temporal graphs).
+fn edge_list_third(format: Format, options: &LoadOptions, text: &[u8]) -> Third {
+    if let Some(third) = options.third_column {
+        return match third {
+            ThirdColumn::Weight => Third::Weight,
+            ThirdColumn::Timestamp => Third::Timestamp,
+            ThirdColumn::Ignore => Third::Ignore,
+        };
+    }
+    match format {
+        Format::WeightedEdgeList => Third::Weight,
+        Format::Snap if first_data_line_fields(text) >= 3 => Third::Timestamp,
+        _ => Third::Absent,
+    }
+}
+
+/// How a parse reads ids, from [`LoadOptions::ids`] and the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IdPlan {
+    Dense,
+    Relabel(IdKind),
+    /// Dense, relabelled if they turn out sparse or wider than 32 bits.
+    DenseUnlessSparse,
+}
+
+fn id_plan(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<IdPlan> {
+    let format = options.format.unwrap_or_else(|| Format::detect(path, text));
+    Ok(match (format, options.ids) {
+        (Format::MatrixMarket, IdMode::Integers | IdMode::Strings) => {
+            return Err(Error::InvalidArgument(
+                "Matrix Market ids index the declared matrix and are read as they are: \
+                 use the dense or automatic id mode"
+                    .into(),
+            ));
+        }
+        (Format::MatrixMarket, _) | (_, IdMode::Dense) => IdPlan::Dense,
+        (_, IdMode::Integers) => IdPlan::Relabel(IdKind::Integers),
+        (_, IdMode::Strings) => IdPlan::Relabel(IdKind::Strings),
+        (_, IdMode::Auto) if !first_line_is_numeric(text) => IdPlan::Relabel(IdKind::Strings),
+        (_, IdMode::Auto) => IdPlan::DenseUnlessSparse,
+    })
+}
+
+/// Reads an edge list whose ids are labels, then applies the options that
+/// act on edges.
+fn labelled_stream(
+    text: &[u8],
+    path: Option<&Path>,
+    options: &LoadOptions,
+    kind: IdKind,
+    for_csr: bool,
+) -> Result<EdgeStream> {
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Err(parse_error(path, 1, 1, ParseErrorKind::EmptyInput));
+    }
+    let format = options.format.unwrap_or_else(|| Format::detect(path, text));
+    let mut third = edge_list_third(format, options, text);
+    if for_csr && third == Third::Timestamp {
+        third = Third::TimestampChecked;
+    }
+    let stream = parse_labelled(
+        text,
+        path,
+        options.block_size,
+        options.max_vertices,
+        kind,
+        third,
+        options.drop_self_loops,
+        options.symmetrize,
+    )?;
+    Ok(if options.dedupe {
+        stream.dedup_pairs()
+    } else {
+        stream
+    })
+}
+
+/// Whether a parse failed on an id wider than 32 bits (then the ids are
+/// read again as 64-bit labels).
+fn is_wide_id(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::Parse {
+            kind: ParseErrorKind::IdTooLarge { .. },
+            ..
+        }
+    )
+}
+
+/// Options for a dense parse that may relabel afterwards: any 32-bit id is
+/// accepted, since the limit applies to the vertex count after relabelling.
+fn relaxed(options: &LoadOptions) -> LoadOptions {
+    let mut relaxed = options.clone();
+    relaxed.max_vertices = relaxed.max_vertices.max(u32::MAX as usize + 1);
+    relaxed
+}
+
 /// Fields on the first line that is neither blank nor a comment.
 fn first_data_line_fields(text: &[u8]) -> usize {
     let mut rest = text;
@@ -391,11 +543,50 @@ fn stream_from_bytes(
     path: Option<&Path>,
     options: &LoadOptions,
 ) -> Result<EdgeStream> {
+    if crate::csr_file::has_magic(text) {
+        return crate::csr_file::stream_from_bytes(text, path, options);
+    }
+    match id_plan(text, path, options)? {
+        IdPlan::Dense => dense_stream(text, path, options),
+        IdPlan::Relabel(kind) => labelled_stream(text, path, options, kind, false),
+        IdPlan::DenseUnlessSparse => {
+            let mut stream = match dense_stream(text, path, &relaxed(options)) {
+                Err(error) if is_wide_id(&error) => {
+                    return labelled_stream(text, path, options, IdKind::Integers, false);
+                }
+                other => other?,
+            };
+            let max_id = stream.vertex_count().checked_sub(1);
+            match max_id {
+                Some(max_id) if is_sparse(stream.src(), stream.dst(), max_id as u32) => {
+                    let ids = {
+                        let (src, dst) = stream.columns_mut();
+                        relabel_columns(src, dst)?
+                    };
+                    stream.relabelled(ids, options.max_vertices, path)?;
+                    Ok(stream)
+                }
+                // Dense after all: the limit applies as it stands, and the
+                // strict parse names the line of the first id past it.
+                _ if stream.vertex_count() > options.max_vertices => {
+                    dense_stream(text, path, options)
+                }
+                _ => Ok(stream),
+            }
+        }
+    }
+}
+
+fn dense_stream(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<EdgeStream> {
+    stream_of_parsed(parse(text, path, options, false)?, options)
+}
+
+fn stream_of_parsed(parsed: Parsed, options: &LoadOptions) -> Result<EdgeStream> {
     let Parsed {
         blocks,
         vertex_count,
         third,
-    } = parse(text, path, options, false)?;
+    } = parsed;
     let columns = blocks.into_compact_columns();
     let values = match third {
         Third::Weight => EdgeValues::Weights(columns.weights),
@@ -411,7 +602,55 @@ fn stream_from_bytes(
 }
 
 fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<Csr> {
-    let parsed = parse(text, path, options, true)?;
+    if crate::csr_file::has_magic(text) {
+        return crate::csr_file::csr_from_bytes(text, path, options);
+    }
+    let csr_of_stream = |stream: EdgeStream| {
+        let csr_options = CsrOptions {
+            vertex_count: Some(stream.vertex_count()),
+            vertex_limit: options.max_vertices,
+            in_edges: options.in_edges,
+            sort: options.sort,
+            dedupe: options.dedupe,
+        };
+        stream.to_csr(&csr_options)
+    };
+    let parsed = match id_plan(text, path, options)? {
+        IdPlan::Dense => parse(text, path, options, true)?,
+        IdPlan::Relabel(kind) => {
+            return csr_of_stream(labelled_stream(text, path, options, kind, true)?);
+        }
+        IdPlan::DenseUnlessSparse => {
+            let parsed = match parse(text, path, &relaxed(options), true) {
+                Err(error) if is_wide_id(&error) => {
+                    let stream = labelled_stream(text, path, options, IdKind::Integers, true)?;
+                    return csr_of_stream(stream);
+                }
+                other => other?,
+            };
+            let sparse = parsed.vertex_count > 0 && {
+                let columns = &parsed.blocks.columns;
+                // Slots outside the filled runs hold zeros, which only
+                // ever add one id to the count: a safe bias toward dense.
+                is_sparse(&columns.src, &columns.dst, parsed.vertex_count as u32 - 1)
+            };
+            if sparse {
+                // The sparse ids of a dense parse: relabel in the stream.
+                let mut stream = stream_of_parsed(parsed, options)?;
+                let ids = {
+                    let (src, dst) = stream.columns_mut();
+                    relabel_columns(src, dst)?
+                };
+                stream.relabelled(ids, options.max_vertices, path)?;
+                return csr_of_stream(stream);
+            }
+            if parsed.vertex_count > options.max_vertices {
+                parse(text, path, options, true)?
+            } else {
+                parsed
+            }
+        }
+    };
     // The filled runs of slots, read in place: a file without gaps (no
     // comment lines, nothing dropped) is a single run. The columns are
     // handed over, so the build reuses their memory for the in-edges.
@@ -425,7 +664,7 @@ fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Re
     let csr_options = CsrOptions {
         vertex_count: Some(parsed.vertex_count),
         vertex_limit: options.max_vertices,
-        transpose: options.transpose,
+        in_edges: options.in_edges,
         sort: options.sort,
         dedupe: options.dedupe,
     };

@@ -47,6 +47,8 @@ pub(crate) struct Syntax {
     pub(crate) drop_self_loops: bool,
     /// Ids at or past this are refused.
     pub(crate) max_vertices: usize,
+    /// A weight must be a whole number (Matrix Market field `integer`).
+    pub(crate) integer_values: bool,
 }
 
 /// An error inside a buffer, before the file line is known.
@@ -377,6 +379,16 @@ fn required<'a>(
     })
 }
 
+/// `true` for a whole number: an optional sign, then decimal digits only.
+#[inline]
+fn is_integer(token: &[u8]) -> bool {
+    let digits = match token.first() {
+        Some(b'+' | b'-') => &token[1..],
+        _ => token,
+    };
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+}
+
 /// `true` for a line with no data: blank, or a `#`/`%` comment.
 #[inline]
 pub(crate) fn is_skippable(line: &[u8]) -> bool {
@@ -580,6 +592,14 @@ impl Syntax {
             Third::Absent => {}
             Third::Weight => {
                 let (offset, token) = required(line, &mut pos, "weight")?;
+                if self.integer_values && !is_integer(token) {
+                    return Err(FieldError {
+                        offset,
+                        kind: ParseErrorKind::ValueNotInteger {
+                            token: quote(token),
+                        },
+                    });
+                }
                 weight = parse_f32(token, "weight").map_err(at(offset))?;
             }
             Third::Timestamp | Third::TimestampChecked => {
@@ -693,6 +713,7 @@ impl Syntax {
             }
             let token = &rest[start..i];
             match self.third {
+                Third::Weight if self.integer_values && !is_integer(token) => return None,
                 Third::Weight => weight = parse_f32(token, "weight").ok()?,
                 Third::Timestamp | Third::TimestampChecked => {
                     timestamp = parse_u64(token, "timestamp").ok()?;
@@ -1317,6 +1338,7 @@ mod tests {
                 expand_reverse: false,
                 drop_self_loops: false,
                 max_vertices: usize::MAX,
+                integer_values: false,
             },
             Syntax {
                 one_based: true,
@@ -1325,6 +1347,7 @@ mod tests {
                 expand_reverse: false,
                 drop_self_loops: false,
                 max_vertices: 60_000_000,
+                integer_values: false,
             },
         ];
         let digits = b"9081726354";
@@ -1431,6 +1454,7 @@ mod tests {
                 expand_reverse,
                 drop_self_loops,
                 max_vertices: 1000,
+                integer_values: false,
             };
             proptest::prop_assert_eq!(tiers(&syntax, &text), slow_only(&syntax, &text));
         }
@@ -1453,6 +1477,7 @@ mod tests {
                     expand_reverse: false,
                     drop_self_loops: false,
                     max_vertices: 3_000_000,
+                    integer_values: false,
                 };
                 let mut block = line.clone();
                 block.push(b'\n');
@@ -1565,6 +1590,7 @@ mod tests {
                 expand_reverse,
                 drop_self_loops,
                 max_vertices: usize::MAX,
+                integer_values: false,
             };
             let text = if one_based {
                 // No id 0 in a 1-based file.
@@ -1650,6 +1676,7 @@ mod tests {
             3 => Just(String::new()),
             2 => (0u64..100_000).prop_map(|v| format!(" {v}")),
             1 => Just(" 2.5".to_string()),
+            1 => Just(" -3".to_string()),
             1 => Just(" x".to_string()),
         ];
         let ending = prop_oneof![
@@ -1687,6 +1714,7 @@ mod tests {
             expand_reverse in proptest::bool::ANY,
             drop_self_loops in proptest::bool::ANY,
             max_vertices in proptest::sample::select(vec![usize::MAX, 50_000_000, 6_000]),
+            integer_values in proptest::bool::ANY,
         ) {
             let text = lines.concat();
             let syntax = Syntax {
@@ -1696,6 +1724,7 @@ mod tests {
                 expand_reverse,
                 drop_self_loops,
                 max_vertices,
+                integer_values,
             };
             let parsed = syntax.parse_parallel(&text, block_size);
             let slow = slow_only(&syntax, &text);

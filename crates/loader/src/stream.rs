@@ -1,10 +1,11 @@
 //! [`EdgeStream`]: edges as parallel arrays in arrival order.
 
 use dyngraph_core::{
-    Csr, CsrOptions, Edge, EdgeChunk, Error, Result, Timestamp, TimestampedEdge, VertexId, Weight,
-    WeightedEdge,
+    Csr, CsrOptions, Edge, EdgeChunk, EdgeSource, Error, IdMap, Result, Timestamp, TimestampedEdge,
+    VertexId, Weight, WeightedEdge,
 };
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// The optional third column of an [`EdgeStream`].
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -84,6 +85,8 @@ pub struct EdgeStream {
     dst: Vec<VertexId>,
     values: EdgeValues,
     vertex_count: usize,
+    /// The original ids, when the input's ids were relabelled.
+    ids: Option<IdMap>,
 }
 
 impl EdgeStream {
@@ -171,6 +174,7 @@ impl EdgeStream {
             dst,
             values,
             vertex_count,
+            ids: None,
         }
     }
 
@@ -187,7 +191,51 @@ impl EdgeStream {
             dst,
             values,
             vertex_count,
+            ids: None,
         }
+    }
+
+    /// The original ids of the vertices, when the input's ids were sparse
+    /// integers or strings and were relabelled densely
+    /// ([`crate::IdMode`]); `None` when the ids are the vertex ids.
+    pub fn ids(&self) -> Option<&IdMap> {
+        self.ids.as_ref()
+    }
+
+    /// Takes the original ids out of the stream (see [`EdgeStream::ids`]).
+    pub fn take_ids(&mut self) -> Option<IdMap> {
+        self.ids.take()
+    }
+
+    pub(crate) fn set_ids(&mut self, ids: IdMap) {
+        debug_assert_eq!(ids.len(), self.vertex_count);
+        self.ids = Some(ids);
+    }
+
+    /// The id columns, for relabelling in place.
+    pub(crate) fn columns_mut(&mut self) -> (&mut [VertexId], &mut [VertexId]) {
+        (&mut self.src, &mut self.dst)
+    }
+
+    /// After [`EdgeStream::columns_mut`] relabelled the ids: the vertex
+    /// count becomes the distinct ids', checked against `max_vertices`.
+    pub(crate) fn relabelled(
+        &mut self,
+        ids: IdMap,
+        max_vertices: usize,
+        path: Option<&std::path::Path>,
+    ) -> Result<()> {
+        if ids.len() > max_vertices {
+            return Err(Error::InvalidArgument(format!(
+                "{}: {} distinct vertex ids, more than the limit of {max_vertices} \
+                 (raise it with LoadOptions::max_vertices)",
+                path.map_or_else(|| "<input>".into(), |p| p.display().to_string()),
+                ids.len()
+            )));
+        }
+        self.vertex_count = ids.len();
+        self.ids = Some(ids);
+        Ok(())
     }
 
     /// Number of edges.
@@ -320,14 +368,18 @@ impl EdgeStream {
     /// vertex count is this stream's unless `options` set one.
     ///
     /// # Errors
-    /// As [`Csr::from_chunks`]: a vertex count past `options.vertex_limit`,
+    /// As [`Csr::from_edges`]: a vertex count past `options.vertex_limit`,
     /// or an id beyond an explicit `options.vertex_count`.
     pub fn to_csr(&self, options: &CsrOptions) -> Result<Csr> {
         let mut options = options.clone();
         if options.vertex_count.is_none() {
             options.vertex_count = Some(self.vertex_count);
         }
-        Csr::from_chunks(&[self.as_chunk()], options)
+        let csr = Csr::from_edges(self, options)?;
+        match &self.ids {
+            Some(ids) => csr.with_ids(ids.clone()),
+            None => Ok(csr),
+        }
     }
 
     /// A new stream holding the edges at `order[0], order[1], ...` (a
@@ -349,6 +401,7 @@ impl EdgeStream {
             dst,
             values,
             vertex_count: self.vertex_count,
+            ids: self.ids.clone(),
         }
     }
 
@@ -377,5 +430,31 @@ fn max_id_plus_one(src: &[VertexId], dst: &[VertexId]) -> usize {
     match (max(src), max(dst)) {
         (None, None) => 0,
         (a, b) => a.max(b).map_or(0, |m| m as usize + 1),
+    }
+}
+
+/// A stream is a source every store builds from and takes batches from in
+/// place: its columns are read, never copied into `Edge`s. Weights count
+/// when the stream has them; timestamps are not edge data.
+impl EdgeSource for EdgeStream {
+    fn len(&self) -> usize {
+        self.src.len()
+    }
+
+    fn is_weighted(&self) -> bool {
+        self.weights().is_some()
+    }
+
+    fn declared_vertex_count(&self) -> Option<usize> {
+        Some(self.vertex_count)
+    }
+
+    #[inline]
+    fn edge(&self, i: usize) -> WeightedEdge {
+        self.as_chunk().edge(i)
+    }
+
+    fn for_each_in(&self, range: Range<usize>, f: impl FnMut(VertexId, VertexId, Weight)) {
+        self.as_chunk().for_each_in(range, f)
     }
 }

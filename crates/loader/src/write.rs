@@ -1,5 +1,6 @@
 //! Writing an [`EdgeStream`] as text, in order.
 
+use crate::atomic::AtomicFile;
 use crate::format::Format;
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{Error, Result};
@@ -26,7 +27,9 @@ const TASKS_PER_ROUND: usize = 64;
 /// - [`Format::Snap`]: `src dst` plus the timestamp or weight, if any.
 ///
 /// Weights are written in the shortest form that reads back to the same
-/// `f32`, so a round trip is exact.
+/// `f32`, so a round trip is exact. The file is written atomically
+/// ([`AtomicFile`]): `path` holds the previous file until the new one is
+/// complete and synced.
 ///
 /// ```
 /// use dyngraph_loader::{EdgeStream, Format, LoadOptions, load_edge_stream, write_edges};
@@ -41,7 +44,8 @@ const TASKS_PER_ROUND: usize = 64;
 /// ```
 ///
 /// # Errors
-/// [`Error::Io`] on a write failure; [`Error::InvalidArgument`] for
+/// [`Error::Io`] on a write failure (`path` then holds what it held
+/// before); [`Error::InvalidArgument`] for
 /// timestamps in a format that cannot hold them (Matrix Market and `.wel`
 /// store `f32` values only).
 pub fn write_edges(path: impl AsRef<Path>, stream: &EdgeStream, format: Format) -> Result<()> {
@@ -51,22 +55,18 @@ pub fn write_edges(path: impl AsRef<Path>, stream: &EdgeStream, format: Format) 
         source,
     };
     check_representable(stream, format)?;
-    let file = std::fs::File::create(path).map_err(io)?;
+    let mut file = AtomicFile::create(path)?;
     let gzip = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     if gzip {
-        let mut encoder = flate2::write::GzEncoder::new(
-            std::io::BufWriter::new(file),
-            flate2::Compression::fast(),
-        );
+        let mut encoder = flate2::write::GzEncoder::new(&mut file, flate2::Compression::fast());
         write_edges_to(&mut encoder, stream, format).map_err(io)?;
-        encoder.finish().and_then(|mut w| w.flush()).map_err(io)
+        encoder.finish().map_err(io)?;
     } else {
-        let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
-        write_edges_to(&mut writer, stream, format).map_err(io)?;
-        writer.flush().map_err(io)
+        write_edges_to(&mut file, stream, format).map_err(io)?;
     }
+    file.commit()
 }
 
 fn check_representable(stream: &EdgeStream, format: Format) -> Result<()> {

@@ -4,7 +4,7 @@
 //! stream and the CSR reader, and must fail the same way each time.
 
 use dyngraph_core::{Error, ParseErrorKind};
-use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
+use dyngraph_loader::{IdMode, LoadOptions, load_csr, load_edge_stream};
 use std::path::PathBuf;
 
 fn corpus(name: &str) -> PathBuf {
@@ -114,8 +114,11 @@ fn negative_id() {
 
 #[test]
 fn id_too_large_for_u32() {
+    // Read as dense vertex ids, an id past 32 bits is an error; the
+    // default (automatic) id mode reads the file as 64-bit labels instead
+    // (tests/ids.rs).
     assert_eq!(
-        parse_error("id_too_large.el"),
+        parse_error_with("id_too_large.el", LoadOptions::default().ids(IdMode::Dense)),
         (
             2,
             3,
@@ -275,6 +278,33 @@ fn pattern_entry_with_a_value() {
     );
 }
 
+/// Issue 20: an `integer` file with the value `1.5` loaded without a word.
+#[test]
+fn matrix_market_integer_field_with_a_real_value_is_refused_at_its_line_and_column() {
+    assert_eq!(
+        parse_error("integer_field_with_real_value.mtx"),
+        (
+            5,
+            5,
+            ParseErrorKind::ValueNotInteger {
+                token: "1.5".into()
+            }
+        )
+    );
+    let path = corpus("integer_field_with_real_value.mtx");
+    let message = load_csr(&path, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        message,
+        format!(
+            "{}:5:5: value 1.5 is not an integer, but the Matrix Market header declares the \
+             field 'integer' (fix the value, or declare the field 'real')",
+            path.display()
+        )
+    );
+}
+
 #[test]
 fn id_beyond_the_size_line() {
     assert_eq!(
@@ -329,9 +359,13 @@ fn snap_lines_must_keep_the_first_lines_column_count() {
 
 #[test]
 fn absurd_id_is_refused_by_the_vertex_guard() {
+    // Dense ids: one absurd id would size the graph. (Automatic ids
+    // relabel the sparse ids instead: tests/ids.rs.)
     let (line, column, kind) = parse_error_with(
         "absurd_id.el",
-        LoadOptions::default().max_vertices(1_000_000),
+        LoadOptions::default()
+            .max_vertices(1_000_000)
+            .ids(IdMode::Dense),
     );
     assert_eq!((line, column), (2, 3));
     let ParseErrorKind::Other(message) = kind else {

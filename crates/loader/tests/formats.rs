@@ -2,12 +2,13 @@
 //! arrays, options, and round trips through every writer.
 
 use dyngraph_core::{
-    Csr, CsrOptions, Edge, Graph, InNeighbors, OutNeighbors, Semantics, TimestampedEdge,
+    Csr, CsrOptions, Edge, Graph, InEdges, InNeighbors, OutNeighbors, Semantics, TimestampedEdge,
     WeightedEdge,
 };
 use dyngraph_loader::{
-    EdgeStream, EdgeValues, Format, LoadOptions, Snapshot, ThirdColumn, load_csr, load_edge_stream,
-    parse_csr, parse_edge_stream, read_snapshot, write_edges, write_edges_to, write_snapshot,
+    CsrFile, EdgeStream, EdgeValues, Format, IdMode, LoadOptions, ThirdColumn, load_csr,
+    load_edge_stream, parse_csr, parse_edge_stream, read_csr_file, write_csr_file, write_edges,
+    write_edges_to,
 };
 use proptest::prelude::*;
 
@@ -80,7 +81,7 @@ fn hand_checked_general_integer_mtx() {
                  \n\
                  4 4 40\n\
                  2 3 50\n";
-    let csr = parse_csr(text, &LoadOptions::default().transpose(true)).unwrap();
+    let csr = parse_csr(text, &LoadOptions::default().in_edges(true)).unwrap();
     assert_eq!(csr.offsets(), [0, 2, 3, 4, 5]);
     assert_eq!(csr.targets(), [1, 2, 2, 0, 3]);
     assert_eq!(csr.weights(), Some(&[10.0, 20.0, 50.0, 30.0, 40.0][..]));
@@ -181,7 +182,7 @@ fn temp_path(name: &str) -> std::path::PathBuf {
 }
 
 #[test]
-fn text_to_csr_to_snapshot_and_back() {
+fn text_to_csr_to_csr_file_and_back() {
     // Text file -> Csr; the same Csr from the stream; round trip through
     // Matrix Market text.
     let source = b"1 2 0.5\n2 3 1.5\n3 1 2.5\n1 3 3.5\n";
@@ -196,18 +197,19 @@ fn text_to_csr_to_snapshot_and_back() {
     let again = load_csr(&mtx, &LoadOptions::default()).unwrap();
     assert_eq!(again, csr);
 
-    // Csr -> binary snapshot -> Csr, by map and by reads, with in-edges.
+    // Csr -> binary Csr file -> Csr, by map and by reads, with in-edges.
     let csr = csr.with_transpose();
-    let snapshot_path = temp_path("roundtrip.csr");
-    write_snapshot(&snapshot_path, &csr).unwrap();
-    assert_eq!(read_snapshot(&snapshot_path).unwrap(), csr);
+    let csr_file_path = temp_path("roundtrip.csr");
+    write_csr_file(&csr_file_path, &csr).unwrap();
+    assert_eq!(read_csr_file(&csr_file_path).unwrap(), csr);
     // SAFETY: this test wrote the file in its own directory and nothing
-    // else touches it while the snapshot is alive.
-    let snapshot = unsafe { Snapshot::open(&snapshot_path) }.unwrap();
-    let view = snapshot.view().unwrap();
+    // else touches it while it is mapped.
+    let file = unsafe { CsrFile::open(&csr_file_path) }.unwrap();
+    let view = file.view().unwrap();
     assert_eq!(view, csr.view());
-    assert_eq!(view.in_neighbors(1).collect::<Vec<_>>(), [3]);
-    assert_eq!(view.in_neighbors(3).collect::<Vec<_>>(), [1, 2]);
+    let incoming = view.in_edges().unwrap();
+    assert_eq!(incoming.in_neighbors(1).collect::<Vec<_>>(), [3]);
+    assert_eq!(incoming.in_neighbors(3).collect::<Vec<_>>(), [1, 2]);
 }
 
 #[test]
@@ -285,10 +287,13 @@ proptest! {
                 encoder.write_all(&text).unwrap();
                 text = encoder.finish().unwrap();
             }
+            // The stream's ids are vertex ids: read them back as such, however
+            // sparse (relabelling has its own tests in tests/ids.rs).
             let mut options = LoadOptions::default()
                 .format(format)
                 .threads(threads)
-                .block_size(block_size);
+                .block_size(block_size)
+                .ids(IdMode::Dense);
             if format == Format::Snap && stream.weights().is_some() {
                 options = options.third_column(ThirdColumn::Weight);
             }
@@ -317,8 +322,8 @@ proptest! {
         let expected = Csr::from_edges(&list, CsrOptions::default().dedupe(dedupe)).unwrap();
         prop_assert_eq!(&csr, &expected);
         let path = temp_path(&format!("prop-{}.csr", block_size));
-        write_snapshot(&path, &csr).unwrap();
-        prop_assert_eq!(read_snapshot(&path).unwrap(), expected);
+        write_csr_file(&path, &csr).unwrap();
+        prop_assert_eq!(read_csr_file(&path).unwrap(), expected);
     }
 }
 

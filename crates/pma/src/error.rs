@@ -9,7 +9,7 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PmaError {
     /// A [`Thresholds`](crate::Thresholds) or
-    /// [`PmaConfig`](crate::PmaConfig) value that the density tree cannot
+    /// [`PmaOptions`](crate::PmaOptions) value that the density tree cannot
     /// work with; the string says which bound and why.
     InvalidConfig(String),
     /// A run id at or past [`PackedRuns::run_count`](crate::PackedRuns::run_count).

@@ -15,7 +15,7 @@
 //! | [`PackedRuns<T, P>`] | vertex-centric: numbered runs (run = vertex), each contiguous in insertion order, sections of `Θ(log R)` runs, gaps shared by a [`GapPolicy`] `P` | VCSR |
 //!
 //! and the pieces they share: [`Thresholds`] and the [`DensityTree`],
-//! [`PmaConfig`], the gap policies [`Even`], [`DegreeProportional`] (the
+//! [`PmaOptions`], the gap policies [`Even`], [`DegreeProportional`] (the
 //! VCSR default) and [`HistoryAdaptive`], and the counters in [`PmaStats`].
 //!
 //! # Cost model
@@ -125,4 +125,4 @@ pub use policy::{
 };
 pub use runs::{MAX_CAPACITY, PackedRuns};
 pub use stats::PmaStats;
-pub use tree::{DensityTree, PmaConfig, Thresholds};
+pub use tree::{DensityTree, PmaOptions, Thresholds};

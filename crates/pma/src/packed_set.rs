@@ -3,7 +3,7 @@
 use crate::PmaError;
 use crate::mover::{Block, move_blocks, push_block};
 use crate::stats::PmaStats;
-use crate::tree::{DensityTree, PmaConfig, ceil_log2};
+use crate::tree::{DensityTree, PmaOptions, ceil_log2};
 use std::ops::{Bound, RangeBounds};
 
 /// An ordered set of `T` in a packed-memory array: a sorted array with
@@ -67,11 +67,14 @@ pub struct PackedSet<T> {
     leaf_size: usize,
     len: usize,
     tree: DensityTree,
-    config: PmaConfig,
+    config: PmaOptions,
     stats: PmaStats,
     scratch_old: Vec<(usize, usize)>,
     scratch_new: Vec<(usize, usize)>,
     scratch_blocks: Vec<Block>,
+    /// Slots whose contents may have changed since the last
+    /// [`PackedSet::take_changed`], as `start..end` (empty when none).
+    changed: (usize, usize),
 }
 
 impl<T: Ord + Copy + Default> Default for PackedSet<T> {
@@ -84,7 +87,7 @@ impl<T: Ord + Copy + Default> FromIterator<T> for PackedSet<T> {
     /// Sorts and deduplicates, then lays the elements out evenly at the
     /// middle of the root's density bounds.
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        match Self::from_iter_with(PmaConfig::default(), iter) {
+        match Self::from_iter_with(PmaOptions::default(), iter) {
             Ok(set) => set,
             Err(_) => unreachable!("the default configuration is valid"),
         }
@@ -94,14 +97,14 @@ impl<T: Ord + Copy + Default> FromIterator<T> for PackedSet<T> {
 impl<T: Ord + Copy + Default> PackedSet<T> {
     /// An empty set with the default configuration.
     pub fn new() -> Self {
-        match Self::with_config(PmaConfig::default()) {
+        match Self::with_config(PmaOptions::default()) {
             Ok(set) => set,
             Err(_) => unreachable!("the default configuration is valid"),
         }
     }
 
     /// An empty set; refuses an invalid configuration.
-    pub fn with_config(config: PmaConfig) -> Result<Self, PmaError> {
+    pub fn with_config(config: PmaOptions) -> Result<Self, PmaError> {
         config.validate()?;
         let capacity = config.min_capacity.next_power_of_two();
         let leaf_size = Self::leaf_size_for(&config, capacity);
@@ -118,6 +121,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
             scratch_old: Vec::new(),
             scratch_new: Vec::new(),
             scratch_blocks: Vec::new(),
+            changed: (0, 0),
         })
     }
 
@@ -125,7 +129,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
     /// out evenly at the middle of the root's density bounds. Stats start
     /// at zero.
     pub fn from_iter_with<I: IntoIterator<Item = T>>(
-        config: PmaConfig,
+        config: PmaOptions,
         iter: I,
     ) -> Result<Self, PmaError> {
         let mut set = Self::with_config(config)?;
@@ -156,10 +160,11 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         set.tree = DensityTree::new(leaves, t);
         set.fix_heads(0..leaves);
         set.stats = PmaStats::default();
+        set.changed = (0, capacity);
         Ok(set)
     }
 
-    fn leaf_size_for(config: &PmaConfig, capacity: usize) -> usize {
+    fn leaf_size_for(config: &PmaOptions, capacity: usize) -> usize {
         let wanted = match config.section_size {
             Some(size) => size.next_power_of_two(),
             None => (ceil_log2(capacity) as usize).next_power_of_two().max(8),
@@ -205,7 +210,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &PmaConfig {
+    pub fn config(&self) -> &PmaOptions {
         &self.config
     }
 
@@ -309,6 +314,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         self.iter_from(0, 0)
     }
 
+    #[inline]
     fn iter_from(&self, leaf: usize, pos: usize) -> Iter<'_, T> {
         let current = if leaf < self.counts.len() {
             self.leaf(leaf)[pos.min(self.counts[leaf])..].iter()
@@ -372,6 +378,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
                 .copy_within(base + pos..base + count, base + pos + 1);
             self.slots[base + pos] = x;
             self.counts[leaf] += 1;
+            self.mark_changed(base + pos, base + count + 1);
             self.stats.count_shift((count - pos) as u64);
             if pos == 0 {
                 self.fix_heads(leaf..leaf + 1);
@@ -392,6 +399,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         let count = self.counts[leaf];
         self.slots
             .copy_within(base + pos + 1..base + count, base + pos);
+        self.mark_changed(base + pos, base + count);
         self.stats.count_shift((count - pos - 1) as u64);
         self.counts[leaf] -= 1;
         self.len -= 1;
@@ -408,6 +416,59 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
             self.rebalance_for_remove(leaf);
         }
         true
+    }
+
+    // ----- tracking where elements are -----------------------------------
+
+    /// The slots whose contents may have changed (elements written, moved
+    /// or removed) since the last call, or `None`; resets the record. An
+    /// owner that indexes elements by slot (PCSR's per-vertex sentinel
+    /// positions) re-reads only these after an update: a shift inside a
+    /// leaf reports that leaf's tail, a redistribution its window, a
+    /// resize the whole array.
+    pub fn take_changed(&mut self) -> Option<std::ops::Range<usize>> {
+        let (start, end) = std::mem::take(&mut self.changed);
+        let end = end.min(self.slots.len());
+        (start < end).then_some(start..end)
+    }
+
+    #[inline]
+    fn mark_changed(&mut self, start: usize, end: usize) {
+        if self.changed.0 >= self.changed.1 {
+            self.changed = (start, end);
+        } else {
+            self.changed = (self.changed.0.min(start), self.changed.1.max(end));
+        }
+    }
+
+    /// The elements stored in `slots`, as packed slices with the slot index
+    /// of each slice's first element, in order (a tight loop per leaf for
+    /// an owner re-reading [`PackedSet::take_changed`]'s slots).
+    pub fn slices_in(
+        &self,
+        slots: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (usize, &[T])> + '_ {
+        let end = slots.end.min(self.slots.len());
+        let shift = self.leaf_size.trailing_zeros();
+        let first_leaf = slots.start >> shift;
+        let last_leaf = end.div_ceil(self.leaf_size);
+        (first_leaf..last_leaf).filter_map(move |leaf| {
+            let base = leaf << shift;
+            let from = slots.start.max(base);
+            let to = end.min(base + self.counts[leaf]);
+            (from < to).then(|| (from, &self.slots[from..to]))
+        })
+    }
+
+    /// The elements from slot `slot` on, in order: `slot` must hold an
+    /// element or be the slot right after one (within its leaf). With a
+    /// slot index kept through [`PackedSet::take_changed`] this starts a
+    /// scan with no search.
+    #[inline]
+    pub fn iter_at_slot(&self, slot: usize) -> Iter<'_, T> {
+        // Leaves are a power of two: a shift and a mask, not a division.
+        let shift = self.leaf_size.trailing_zeros();
+        self.iter_from(slot >> shift, slot & (self.leaf_size - 1))
     }
 
     // ----- internals -----------------------------------------------------
@@ -564,6 +625,7 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         if let (Some((_, x)), Some(dst)) = (hole, hole_dst) {
             self.slots[dst] = x;
         }
+        self.mark_changed(first, first + leaves * leaf_size);
         #[cfg(debug_assertions)]
         self.debug_check_relayout(leaf_size);
         moved
@@ -725,6 +787,25 @@ pub struct Iter<'a, T> {
     leaf_size: usize,
     leaf: usize,
     current: std::slice::Iter<'a, T>,
+}
+
+impl<'a, T> Iter<'a, T> {
+    /// The rest of the current leaf's elements, or the next non-empty
+    /// leaf's, consumed whole: a scan that knows how many elements it wants
+    /// walks packed slices and skips each leaf's gaps in one step.
+    #[inline]
+    pub fn next_slice(&mut self) -> Option<&'a [T]> {
+        loop {
+            let rest = std::mem::take(&mut self.current).as_slice();
+            if !rest.is_empty() {
+                return Some(rest);
+            }
+            self.leaf += 1;
+            let count = *self.counts.get(self.leaf)?;
+            let base = self.leaf * self.leaf_size;
+            self.current = self.slots[base..base + count].iter();
+        }
+    }
 }
 
 impl<T: Copy> Iterator for Iter<'_, T> {

@@ -5,7 +5,7 @@ use crate::element::{Element, Reclaim};
 use crate::mover::{Block, move_blocks};
 use crate::policy::{DegreeProportional, GapPolicy, LinearGaps, Window, apportion};
 use crate::stats::PmaStats;
-use crate::tree::{DensityTree, PmaConfig, ceil_log2};
+use crate::tree::{DensityTree, PmaOptions, ceil_log2};
 use std::ops::Range;
 use strength_reduce::StrengthReducedU64;
 
@@ -142,6 +142,58 @@ fn index(value: usize) -> u32 {
 /// least an eighth: amortized `O(1)` per item like `Vec`'s doubling, but
 /// with at most 12.5% of the allocation unused instead of up to half (the
 /// per-run arrays grow one run at a time when ids arrive in order).
+/// One flag per run, a bit each (a `Vec<bool>` costs a byte per vertex,
+/// half a byte per edge on a sparse temporal graph).
+#[derive(Clone, Debug, Default)]
+struct Flags {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Flags {
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        self.words[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    #[inline]
+    fn set(&mut self, i: usize, value: bool) {
+        debug_assert!(i < self.len);
+        if value {
+            self.words[i / 64] |= 1 << (i % 64);
+        } else {
+            self.words[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Grows (new flags clear) or shrinks to `len` flags.
+    fn resize(&mut self, len: usize) {
+        if len < self.len {
+            for i in len..self.len.min(self.words.len() * 64) {
+                self.words[i / 64] &= !(1 << (i % 64));
+            }
+        }
+        self.words.resize(len.div_ceil(64), 0);
+        self.len = len;
+    }
+
+    fn reserve_modestly(&mut self, additional: usize) {
+        reserve_modestly(&mut self.words, additional.div_ceil(64));
+    }
+
+    fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.words.capacity() * 8
+    }
+}
+
 fn reserve_modestly<E>(items: &mut Vec<E>, additional: usize) {
     if items.capacity() - items.len() < additional {
         items.reserve_exact(additional.max(items.len() / 8));
@@ -169,7 +221,7 @@ fn check_capacity(needed: usize) -> Result<(), PmaError> {
 /// # Operations and cost model
 ///
 /// `N` is the number of elements, `R` the number of runs, `S = Θ(log R)`
-/// runs per section (see [`PmaConfig::section_size`]).
+/// runs per section (see [`PmaOptions::section_size`]).
 ///
 /// | operation | cost |
 /// |---|---|
@@ -184,7 +236,7 @@ fn check_capacity(needed: usize) -> Result<(), PmaError> {
 /// Memory: `capacity * size_of::<T>()` for the slots (capacity stays
 /// between `N / root_upper` and `2 N / root_lower`, and never below the
 /// configured minimum plus one slot per run; right after a growth the
-/// density is `root_upper / growth`, see [`PmaConfig::growth`]) plus two
+/// density is `root_upper / growth`, see [`PmaOptions::growth`]) plus two
 /// `u32` and a flag per run (start, length, "handed out mutably"), one
 /// `usize` per section and at most `max(64, runs / 32)` scratch entries
 /// between redistributions; see [`memory_bytes`](Self::memory_bytes). The
@@ -236,7 +288,7 @@ pub struct PackedRuns<T, P = DegreeProportional> {
     len: Vec<u32>,
     /// Runs handed out mutably since their last reclamation pass: only
     /// these can hold tombstones, so only these are scanned for them.
-    touched: Vec<bool>,
+    touched: Flags,
     /// How many `touched` flags are set: with none, a redistribution skips
     /// the reclamation pass instead of testing every run's flag.
     touched_count: usize,
@@ -245,7 +297,7 @@ pub struct PackedRuns<T, P = DegreeProportional> {
     runs_per_section: usize,
     total: usize,
     tree: DensityTree,
-    config: PmaConfig,
+    config: PmaOptions,
     policy: P,
     reclaim: Reclaim<T>,
     stats: PmaStats,
@@ -269,7 +321,7 @@ impl<T: Element, P: GapPolicy + Default> PackedRuns<T, P> {
 impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     /// An empty layout with no runs and the given policy.
     pub fn with_policy(policy: P) -> Self {
-        match Self::with_config(policy, PmaConfig::default()) {
+        match Self::with_config(policy, PmaOptions::default()) {
             Ok(runs) => runs,
             Err(_) => unreachable!("the default configuration is valid"),
         }
@@ -277,14 +329,14 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
 
     /// An empty layout with the given policy and configuration; refuses an
     /// invalid configuration.
-    pub fn with_config(policy: P, config: PmaConfig) -> Result<Self, PmaError> {
+    pub fn with_config(policy: P, config: PmaOptions) -> Result<Self, PmaError> {
         config.validate()?;
         let capacity = config.min_capacity;
         let mut runs = PackedRuns {
             slots: vec![T::default(); capacity],
             start: vec![index(capacity)],
             len: Vec::new(),
-            touched: Vec::new(),
+            touched: Flags::default(),
             touched_count: 0,
             section_len: Vec::new(),
             runs_per_section: 1,
@@ -305,7 +357,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     /// Builds a layout from runs given in order (run `i` is the `i`-th
     /// item), laid out at the middle of the root's density bounds with the
     /// policy's gaps. Stats start at zero afterwards.
-    pub fn from_runs<I, R>(policy: P, config: PmaConfig, runs: I) -> Result<Self, PmaError>
+    pub fn from_runs<I, R>(policy: P, config: PmaOptions, runs: I) -> Result<Self, PmaError>
     where
         I: IntoIterator<Item = R>,
         R: IntoIterator<Item = T>,
@@ -340,8 +392,12 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         }
         layout.start.push(index(capacity));
         // The input may hold tombstones: let the first layout drop them.
-        layout.touched = lengths.iter().map(|&l| l > 0).collect();
-        layout.touched_count = layout.touched.iter().filter(|&&t| t).count();
+        layout.touched = Flags::default();
+        layout.touched.resize(lengths.len());
+        for (r, _) in lengths.iter().enumerate().filter(|&(_, &l)| l > 0) {
+            layout.touched.set(r, true);
+        }
+        layout.touched_count = layout.touched.count();
         layout.len = lengths.iter().map(|&l| index(l)).collect();
         layout.total = n;
         layout.rebuild_sections();
@@ -397,8 +453,8 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     pub fn run_mut(&mut self, run: usize) -> Option<&mut [T]> {
         let s = *self.start.get(run)? as usize;
         let l = *self.len.get(run)? as usize;
-        if !self.touched[run] {
-            self.touched[run] = true;
+        if !self.touched.get(run) {
+            self.touched.set(run, true);
             self.touched_count += 1;
         }
         Some(&mut self.slots[s..s + l])
@@ -454,7 +510,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
     }
 
     /// The configuration the layout was built with.
-    pub fn config(&self) -> &PmaConfig {
+    pub fn config(&self) -> &PmaOptions {
         &self.config
     }
 
@@ -485,7 +541,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             + (self.start.capacity() + self.len.capacity()) * size_of::<u32>()
             + (self.section_len.capacity() + self.scratch_gaps.capacity()) * size_of::<usize>()
             + self.scratch_blocks.capacity() * size_of::<Block<u32>>()
-            + self.touched.capacity()
+            + self.touched.memory_bytes()
     }
 
     /// [`memory_bytes`](Self::memory_bytes) per stored element (the whole
@@ -512,7 +568,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.slots.resize(capacity + count, T::default());
         reserve_modestly(&mut self.start, count);
         reserve_modestly(&mut self.len, count);
-        reserve_modestly(&mut self.touched, count);
+        self.touched.reserve_modestly(count);
         self.start.pop();
         self.start.extend((capacity..capacity + count).map(index));
         if first == 0 {
@@ -521,7 +577,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         }
         self.start.push(index(capacity + count));
         self.len.resize(first + count, 0);
-        self.touched.resize(first + count, false);
+        self.touched.resize(first + count);
         let wanted = self.chosen_runs_per_section();
         if wanted != self.runs_per_section {
             self.rebuild_sections();
@@ -784,7 +840,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         self.grow(run)
     }
 
-    /// Grows the array by the configured [`PmaConfig::growth`] factor
+    /// Grows the array by the configured [`PmaOptions::growth`] factor
     /// (more than once if needed, at least by one slot), leaving `run` a
     /// free slot; refuses, changing nothing, past [`MAX_CAPACITY`].
     fn grow(&mut self, run: usize) -> Result<(), PmaError> {
@@ -872,7 +928,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
         // in it stays valid.
         if self.touched_count > 0 && !matches!(self.reclaim, Reclaim::Never) {
             for r in a..b {
-                if !self.touched[r] || pending == Some(r) {
+                if !self.touched.get(r) || pending == Some(r) {
                     continue;
                 }
                 let s = self.start_of(r);
@@ -894,7 +950,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 // A tombstone the rule kept (say, for a live snapshot) must
                 // be looked at again next time.
                 if !kept_tombstones {
-                    self.touched[r] = false;
+                    self.touched.set(r, false);
                     self.touched_count -= 1;
                 }
                 let dropped = s + l - write;
@@ -1051,7 +1107,7 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
                 self.touched.len()
             ));
         }
-        let touched = self.touched.iter().filter(|&&t| t).count();
+        let touched = self.touched.count();
         if touched != self.touched_count {
             return fail(format!(
                 "{touched} touched flags set, {} counted",

@@ -99,7 +99,7 @@ impl Thresholds {
 
 /// Construction options shared by both layouts.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PmaConfig {
+pub struct PmaOptions {
     /// The density thresholds (see [`Thresholds`]).
     pub thresholds: Thresholds,
     /// The array never shrinks below this many slots (rounded up to a power
@@ -121,9 +121,9 @@ pub struct PmaConfig {
     pub growth: f64,
 }
 
-impl Default for PmaConfig {
+impl Default for PmaOptions {
     fn default() -> Self {
-        PmaConfig {
+        PmaOptions {
             thresholds: Thresholds::default(),
             min_capacity: 64,
             section_size: None,
@@ -132,7 +132,7 @@ impl Default for PmaConfig {
     }
 }
 
-impl PmaConfig {
+impl PmaOptions {
     /// Sets the thresholds.
     pub fn thresholds(mut self, thresholds: Thresholds) -> Self {
         self.thresholds = thresholds;
@@ -273,11 +273,11 @@ mod tests {
             ..Thresholds::default()
         };
         assert!(nan.validate().is_err());
-        assert!(PmaConfig::default().section_size(0).validate().is_err());
-        assert!(PmaConfig::default().growth(1.0).validate().is_err());
-        assert!(PmaConfig::default().growth(f64::NAN).validate().is_err());
-        assert!(PmaConfig::default().growth(1.5).validate().is_ok());
-        assert!(PmaConfig::default().validate().is_ok());
+        assert!(PmaOptions::default().section_size(0).validate().is_err());
+        assert!(PmaOptions::default().growth(1.0).validate().is_err());
+        assert!(PmaOptions::default().growth(f64::NAN).validate().is_err());
+        assert!(PmaOptions::default().growth(1.5).validate().is_ok());
+        assert!(PmaOptions::default().validate().is_ok());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! policy, each checked against a plain model and the validator.
 
 use dyngraph_pma::{
-    DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet, PmaConfig,
+    DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet, PmaOptions,
 };
 
 fn policies() -> Vec<Box<dyn GapPolicy>> {
@@ -161,7 +161,7 @@ fn runs_grow_from_zero_after_a_rebalance() {
     // of the root's bounds so the inserts below need no resize.
     let mut runs: PackedRuns<u32> = PackedRuns::from_runs(
         DegreeProportional::default(),
-        PmaConfig::default(),
+        PmaOptions::default(),
         (0..1000).map(|r| {
             if r % 10 == 0 {
                 vec![1u32; 30]
@@ -208,7 +208,7 @@ fn degree_gives_long_runs_more_room_than_even() {
     let build = |policy: Box<dyn GapPolicy>| {
         PackedRuns::<u32, _>::from_runs(
             policy,
-            PmaConfig::default(),
+            PmaOptions::default(),
             lengths.iter().map(|&l| vec![1u32; l]),
         )
         .unwrap()
@@ -231,7 +231,7 @@ fn bad_input_is_an_error() {
     assert!(runs.remove(1, 0).is_err());
     assert!(runs.get(5, 0).is_none());
     assert!(runs.run_mut(9).is_none());
-    let bad = PmaConfig::default().thresholds(dyngraph_pma::Thresholds {
+    let bad = PmaOptions::default().thresholds(dyngraph_pma::Thresholds {
         leaf_lower: 0.6,
         leaf_upper: 1.0,
         root_lower: 0.5,

@@ -4,7 +4,7 @@
 //! "below the shrink threshold". Found by Vcsr's snapshot model test (a
 //! vertex id far beyond the others, then `repack`).
 
-use dyngraph_pma::{DegreeProportional, Even, PackedRuns, PmaConfig};
+use dyngraph_pma::{DegreeProportional, Even, PackedRuns, PmaOptions};
 
 #[test]
 fn from_runs_with_few_elements_over_many_runs_validates() {
@@ -15,7 +15,7 @@ fn from_runs_with_few_elements_over_many_runs_validates() {
     runs.extend(std::iter::repeat_n(Vec::new(), 536));
     let layout = PackedRuns::from_runs(
         DegreeProportional::default(),
-        PmaConfig::default(),
+        PmaOptions::default(),
         runs.clone(),
     )
     .unwrap();
@@ -25,7 +25,7 @@ fn from_runs_with_few_elements_over_many_runs_validates() {
     }
 
     // Growing one run afterwards keeps the layout valid too.
-    let mut layout = PackedRuns::from_runs(Even, PmaConfig::default(), runs).unwrap();
+    let mut layout = PackedRuns::from_runs(Even, PmaOptions::default(), runs).unwrap();
     for value in 0..200 {
         layout.push(540, value).unwrap();
         layout.validate().unwrap();

@@ -2,7 +2,7 @@
 //! `PackedRuns`'s docs (exact slots, `u32` per-run bookkeeping, no scratch
 //! of root size kept), the growth factor, and the capacity limit.
 
-use dyngraph_pma::{DegreeProportional, MAX_CAPACITY, PackedRuns, PmaConfig, PmaError};
+use dyngraph_pma::{DegreeProportional, MAX_CAPACITY, PackedRuns, PmaError, PmaOptions};
 
 /// Pushes `count` elements round-robin-ish (a fixed LCG) over `runs` runs.
 fn fill(layout: &mut PackedRuns<u32>, runs: usize, count: u32) {
@@ -40,7 +40,7 @@ fn memory_is_the_slots_plus_nine_bytes_a_run() {
 #[test]
 fn growth_factor_sets_the_density_after_a_growth() {
     for growth in [1.5, 2.0] {
-        let config = PmaConfig::default().growth(growth);
+        let config = PmaOptions::default().growth(growth);
         let mut layout: PackedRuns<u32> =
             PackedRuns::with_config(DegreeProportional::default(), config).unwrap();
         layout.add_runs(100).unwrap();
@@ -70,7 +70,7 @@ fn growth_factor_sets_the_density_after_a_growth() {
 #[test]
 fn a_growth_factor_outside_one_to_four_is_refused() {
     for bad in [1.0, 0.5, 4.5, f64::NAN, f64::INFINITY] {
-        let config = PmaConfig::default().growth(bad);
+        let config = PmaOptions::default().growth(bad);
         let result = PackedRuns::<u32>::with_config(DegreeProportional::default(), config);
         assert!(
             matches!(result, Err(PmaError::InvalidConfig(_))),

@@ -5,7 +5,7 @@
 
 use dyngraph_pma::{
     DegreeProportional, Element, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet,
-    PmaConfig, Reclaim, Thresholds, Window,
+    PmaOptions, Reclaim, Thresholds, Window,
 };
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -30,12 +30,12 @@ fn set_op() -> impl Strategy<Value = SetOp> {
     ]
 }
 
-fn configs() -> impl Strategy<Value = PmaConfig> {
+fn configs() -> impl Strategy<Value = PmaOptions> {
     prop_oneof![
-        Just(PmaConfig::default().min_capacity(8)),
-        Just(PmaConfig::default().min_capacity(8).section_size(2)),
+        Just(PmaOptions::default().min_capacity(8)),
+        Just(PmaOptions::default().min_capacity(8).section_size(2)),
         Just(
-            PmaConfig::default()
+            PmaOptions::default()
                 .min_capacity(16)
                 .section_size(4)
                 .thresholds(Thresholds {
@@ -186,7 +186,7 @@ fn check_runs<P: GapPolicy>(
 /// agree and the model drops its tombstones at every `Compact`.
 fn run_model<P: GapPolicy>(
     policy: P,
-    config: PmaConfig,
+    config: PmaOptions,
     ops: Vec<RunOp>,
 ) -> Result<(), TestCaseError> {
     let mut runs = PackedRuns::<Item, P>::with_config(policy, config).unwrap();
@@ -276,12 +276,12 @@ fn run_model<P: GapPolicy>(
     Ok(())
 }
 
-fn run_configs() -> impl Strategy<Value = PmaConfig> {
+fn run_configs() -> impl Strategy<Value = PmaOptions> {
     prop_oneof![
-        Just(PmaConfig::default().min_capacity(4)),
-        Just(PmaConfig::default().min_capacity(4).section_size(2)),
+        Just(PmaOptions::default().min_capacity(4)),
+        Just(PmaOptions::default().min_capacity(4).section_size(2)),
         Just(
-            PmaConfig::default()
+            PmaOptions::default()
                 .min_capacity(8)
                 .section_size(3)
                 .thresholds(Thresholds {
@@ -341,7 +341,7 @@ proptest! {
             .enumerate()
             .map(|(r, &l)| (0..l as u32).map(|i| i * 1000 + r as u32).collect())
             .collect();
-        let runs = PackedRuns::<u32>::from_runs(DegreeProportional::default(), PmaConfig::default(), model.clone()).unwrap();
+        let runs = PackedRuns::<u32>::from_runs(DegreeProportional::default(), PmaOptions::default(), model.clone()).unwrap();
         runs.validate().map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(runs.run_count(), model.len());
         for (r, expected) in model.iter().enumerate() {
@@ -373,7 +373,7 @@ impl<P: GapPolicy> GapPolicy for GapsBufferOnly<P> {
 /// the policy's `distribute`.
 fn one_pass_matches_gaps_buffer<P: GapPolicy + Clone>(
     policy: P,
-    config: PmaConfig,
+    config: PmaOptions,
     ops: Vec<RunOp>,
 ) -> Result<(), TestCaseError> {
     let mut fast = PackedRuns::<Item, P>::with_config(policy.clone(), config).unwrap();

@@ -4,10 +4,13 @@
 //! block of a chain except the last is full, so a vertex's edges are its
 //! blocks read in chain order, in insertion order.
 
-use crate::StoreOptions;
+use crate::batch::{add_vertices_end, batch_vertex_count, checked_vertex_bound, insert_each};
+use crate::cow_registry::CowRegistry;
+use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
-    Error, Graph, GraphUpdate, InNeighbors, OutNeighbors, Result, Semantics, UpdateReport,
-    VertexId, Weight, WeightedOutNeighbors, check_limit,
+    Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
+    InNeighbors, OutNeighbors, Result, Semantics, Snapshots, StoreOptions, UpdateReport, VertexId,
+    Weight, WeightedOutNeighbors, check_limit,
 };
 use std::ops::Range;
 
@@ -95,37 +98,41 @@ impl BlockChains {
     }
 
     fn contains(&self, v: VertexId, target: VertexId) -> bool {
-        let mut block = self.head[v as usize];
-        while block != NO_BLOCK {
-            if self.targets[self.block_range(block)].contains(&target) {
-                return true;
-            }
-            block = self.next[block as usize];
-        }
-        false
+        self.find(v, target).is_some()
     }
 
-    /// Removes the oldest occurrence of `target` from `v`'s chain, shifting
-    /// the later edges down by one so order is kept and only the last block
-    /// may be partly filled. `O(degree)`.
-    fn remove_first(&mut self, v: VertexId, target: VertexId) -> bool {
-        let v = v as usize;
+    /// Where the oldest occurrence of `target` in `v`'s chain is.
+    fn find(&self, v: VertexId, target: VertexId) -> Option<Found> {
         let mut previous = NO_BLOCK;
-        let mut block = self.head[v];
-        let mut hole = loop {
-            if block == NO_BLOCK {
-                return false;
-            }
+        let mut block = self.head[v as usize];
+        while block != NO_BLOCK {
             let range = self.block_range(block);
             if let Some(i) = self.targets[range.clone()]
                 .iter()
                 .position(|&t| t == target)
             {
-                break range.start + i;
+                return Some(Found {
+                    block,
+                    previous,
+                    slot: range.start + i,
+                });
             }
             previous = block;
             block = self.next[block as usize];
-        };
+        }
+        None
+    }
+
+    /// Removes the edge `find` located in `v`'s chain, shifting the later
+    /// edges down by one so order is kept and only the last block may be
+    /// partly filled. `O(degree)`.
+    fn remove(&mut self, v: VertexId, found: Found) {
+        let v = v as usize;
+        let Found {
+            mut block,
+            mut previous,
+            slot: mut hole,
+        } = found;
         loop {
             let range = self.block_range(block);
             self.targets.copy_within(hole + 1..range.end, hole);
@@ -158,11 +165,21 @@ impl BlockChains {
             hole = first;
         }
         self.degree[v] -= 1;
-        true
     }
 
+    /// The head block of `v`'s chain and its degree; an id outside the
+    /// graph panics, as slice indexing does.
+    #[inline]
+    fn head_of(&self, v: VertexId) -> (u32, usize) {
+        match (self.head.get(v as usize), self.degree.get(v as usize)) {
+            (Some(&head), Some(&degree)) => (head, degree as usize),
+            _ => crate::vcsr::vertex_out_of_range(v),
+        }
+    }
+
+    #[inline]
     fn neighbors(&self, v: VertexId) -> BalNeighbors<'_> {
-        let head = self.head[v as usize];
+        let (head, remaining) = self.head_of(v);
         let (current, next_block) = if head == NO_BLOCK {
             ([].iter(), NO_BLOCK)
         } else {
@@ -175,12 +192,19 @@ impl BlockChains {
             chains: self,
             current,
             next_block,
-            remaining: self.degree[v as usize] as usize,
+            remaining,
         }
     }
 
-    fn weighted_neighbors(&self, v: VertexId) -> BalWeightedNeighbors<'_> {
-        let head = self.head[v as usize];
+    /// `v`'s edges with their weights (`weights` is this chain's weight
+    /// arena).
+    #[inline]
+    fn weighted_neighbors<'a>(
+        &'a self,
+        weights: &'a [Weight],
+        v: VertexId,
+    ) -> BalWeightedNeighbors<'a> {
+        let (head, remaining) = self.head_of(v);
         let (current, next_block) = if head == NO_BLOCK {
             (0..0, NO_BLOCK)
         } else {
@@ -188,9 +212,10 @@ impl BlockChains {
         };
         BalWeightedNeighbors {
             chains: self,
+            weights,
             current,
             next_block,
-            remaining: self.degree[v as usize] as usize,
+            remaining,
         }
     }
 
@@ -205,6 +230,15 @@ impl BlockChains {
             + self.fill.capacity() * size_of::<u16>()
             + (self.next.capacity() + self.free.capacity()) * size_of::<u32>()
     }
+}
+
+/// An edge located in a chain: its block, the block before it (or
+/// [`NO_BLOCK`]) and its slot in the arena.
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    block: u32,
+    previous: u32,
+    slot: usize,
 }
 
 /// Neighbours of one vertex of a [`Bal`]: a slice walk per block.
@@ -242,11 +276,11 @@ impl Iterator for BalNeighbors<'_> {
 
 impl ExactSizeIterator for BalNeighbors<'_> {}
 
-/// `(neighbour, weight)` of one vertex of a [`Bal`]; weight 1 when none are
-/// kept.
+/// `(neighbour, weight)` of one vertex of a weighted [`Bal`].
 #[derive(Clone, Debug)]
 pub struct BalWeightedNeighbors<'a> {
     chains: &'a BlockChains,
+    weights: &'a [Weight],
     current: Range<usize>,
     next_block: u32,
     remaining: usize,
@@ -260,8 +294,7 @@ impl Iterator for BalWeightedNeighbors<'_> {
         loop {
             if let Some(slot) = self.current.next() {
                 self.remaining -= 1;
-                let weight = self.chains.weights.as_ref().map_or(1.0, |w| w[slot]);
-                return Some((self.chains.targets[slot], weight));
+                return Some((self.chains.targets[slot], self.weights[slot]));
             }
             if self.next_block == NO_BLOCK {
                 return None;
@@ -279,6 +312,42 @@ impl Iterator for BalWeightedNeighbors<'_> {
 
 impl ExactSizeIterator for BalWeightedNeighbors<'_> {}
 
+/// The in-edges of a [`Bal`] built with them: what [`InEdges::in_edges`]
+/// returns, a `Copy` handle.
+#[derive(Clone, Copy, Debug)]
+pub struct BalInEdges<'a>(&'a BlockChains);
+
+impl<'a> InNeighbors for BalInEdges<'a> {
+    type InNeighbors = BalNeighbors<'a>;
+
+    #[inline]
+    fn in_degree(self, v: VertexId) -> u64 {
+        u64::from(self.0.degree[v as usize])
+    }
+
+    #[inline]
+    fn in_neighbors(self, v: VertexId) -> BalNeighbors<'a> {
+        self.0.neighbors(v)
+    }
+}
+
+/// The weighted out-edges of a weighted [`Bal`]: what
+/// [`EdgeWeights::edge_weights`] returns, a `Copy` handle.
+#[derive(Clone, Copy, Debug)]
+pub struct BalWeights<'a> {
+    chains: &'a BlockChains,
+    weights: &'a [Weight],
+}
+
+impl<'a> WeightedOutNeighbors for BalWeights<'a> {
+    type WeightedOutNeighbors = BalWeightedNeighbors<'a>;
+
+    #[inline]
+    fn out_neighbors_weighted(self, v: VertexId) -> BalWeightedNeighbors<'a> {
+        self.chains.weighted_neighbors(self.weights, v)
+    }
+}
+
 /// Block counts of a [`Bal`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BalStats {
@@ -291,10 +360,17 @@ pub struct BalStats {
 /// Blocked adjacency list: per vertex a chain of blocks of [`BLOCK_EDGES`]
 /// edges, the mutation-friendly baseline the VCSR paper compares against.
 ///
+/// In-edges and weights are options ([`StoreOptions`]), read through
+/// [`InEdges::in_edges`] ([`BalInEdges`]) and [`EdgeWeights::edge_weights`]
+/// ([`BalWeights`]), which fail with [`Error::MissingCapability`] on a graph
+/// built without them.
+///
 /// # Cost model
 /// - Insert: `O(1)` — append to the vertex's last block, or link a new
 ///   block. Under [`Semantics::Simple`] the duplicate check scans the
-///   vertex's edges first, `O(degree)`.
+///   vertex's edges first, `O(degree)`. A batch (and
+///   [`FromEdges::from_edges`]) inserts its edges one by one, read in
+///   place.
 /// - Delete: `O(degree)` — find the oldest occurrence, shift the later edges
 ///   down so order is kept and only the last block is partial.
 /// - Scan: a slice walk per block plus one pointer chase per 512 edges;
@@ -304,10 +380,19 @@ pub struct BalStats {
 ///   (`512 × 4` bytes, `× 8` with weights), so low-degree vertices waste most
 ///   of theirs; plus 12 bytes per vertex (head, tail, degree) and 6 per
 ///   block. Doubled when in-edges are kept.
+/// - Snapshot: copy-before-write ([`dyngraph_core::cow`]). Taking one is
+///   two bitmaps of `V / 8` bytes; afterwards the first change of each
+///   vertex's out-list (and, with in-edges, in-list) copies that list once
+///   into the snapshot (`O(degree)`, 4 bytes per edge, 8 with weights),
+///   later changes to it cost a bit test. A view reads saved lists where
+///   there are some and the live chains elsewhere. With no snapshot alive
+///   a change pays one atomic load.
+/// - Maintenance: none ([`GraphStore::maintenance`] is `None`): nothing is
+///   ever redistributed or resized beyond appending blocks.
 ///
 /// ```
-/// use dyngraph_core::{GraphUpdate, OutNeighbors, Semantics};
-/// use dyngraph_vcsr::{Bal, StoreOptions};
+/// use dyngraph_core::{GraphUpdate, OutNeighbors, Semantics, StoreOptions};
+/// use dyngraph_vcsr::Bal;
 /// let mut bal = Bal::new(StoreOptions::new(Semantics::Multigraph))?;
 /// bal.insert_edge(0, 1)?;
 /// bal.insert_edge(0, 2)?;
@@ -323,6 +408,9 @@ pub struct Bal {
     semantics: Semantics,
     edge_count: u64,
     vertex_limit: usize,
+    /// Told of every list change before it happens; a clone starts a
+    /// fresh one.
+    snapshots: CowRegistry,
 }
 
 impl Bal {
@@ -340,6 +428,7 @@ impl Bal {
             semantics: options.semantics,
             edge_count: 0,
             vertex_limit: options.vertex_limit,
+            snapshots: CowRegistry::default(),
         })
     }
 
@@ -356,7 +445,13 @@ impl Bal {
         }
     }
 
-    /// Heap bytes held, capacity included.
+    /// Snapshots of this graph alive now.
+    pub fn live_snapshots(&self) -> usize {
+        self.snapshots.live_snapshots()
+    }
+
+    /// Heap bytes held, capacity included (the lists saved by snapshots
+    /// are the snapshots' memory: [`CowSnapshot::memory_bytes`]).
     pub fn memory_bytes(&self) -> usize {
         self.out.memory_bytes() + self.incoming.as_ref().map_or(0, BlockChains::memory_bytes)
     }
@@ -373,6 +468,10 @@ impl Bal {
         if self.semantics == Semantics::Simple && self.out.contains(src, dst) {
             return false;
         }
+        self.snapshots.before_out_change(&*self, src);
+        if self.incoming.is_some() {
+            self.snapshots.before_in_change(&*self, dst);
+        }
         self.out.push(src, dst, weight);
         if let Some(incoming) = &mut self.incoming {
             incoming.push(dst, src, 1.0);
@@ -383,10 +482,12 @@ impl Bal {
 }
 
 impl Graph for Bal {
+    #[inline]
     fn vertex_count(&self) -> usize {
         self.out.head.len()
     }
 
+    #[inline]
     fn edge_count(&self) -> u64 {
         self.edge_count
     }
@@ -410,52 +511,30 @@ impl OutNeighbors for Bal {
     }
 }
 
-impl InNeighbors for Bal {
-    type InNeighbors<'a> = BalNeighbors<'a>;
-
-    fn has_in_edges(&self) -> bool {
-        self.incoming.is_some()
-    }
+impl InEdges for Bal {
+    type InEdges<'a> = BalInEdges<'a>;
 
     #[inline]
-    fn in_degree(&self, v: VertexId) -> u64 {
-        assert!(
-            (v as usize) < self.vertex_count(),
-            "vertex {v} out of range"
-        );
-        self.incoming
-            .as_ref()
-            .map_or(0, |incoming| u64::from(incoming.degree[v as usize]))
-    }
-
-    #[inline]
-    fn in_neighbors(&self, v: VertexId) -> BalNeighbors<'_> {
-        assert!(
-            (v as usize) < self.vertex_count(),
-            "vertex {v} out of range"
-        );
+    fn in_edges(&self) -> Result<BalInEdges<'_>> {
         match &self.incoming {
-            Some(incoming) => incoming.neighbors(v),
-            None => BalNeighbors {
-                chains: &self.out,
-                current: [].iter(),
-                next_block: NO_BLOCK,
-                remaining: 0,
-            },
+            Some(incoming) => Ok(BalInEdges(incoming)),
+            None => Err(Error::missing("Bal", Capability::InEdges)),
         }
     }
 }
 
-impl WeightedOutNeighbors for Bal {
-    type WeightedOutNeighbors<'a> = BalWeightedNeighbors<'a>;
-
-    fn has_weights(&self) -> bool {
-        self.out.weights.is_some()
-    }
+impl EdgeWeights for Bal {
+    type EdgeWeights<'a> = BalWeights<'a>;
 
     #[inline]
-    fn out_neighbors_weighted(&self, v: VertexId) -> BalWeightedNeighbors<'_> {
-        self.out.weighted_neighbors(v)
+    fn edge_weights(&self) -> Result<BalWeights<'_>> {
+        match &self.out.weights {
+            Some(weights) => Ok(BalWeights {
+                chains: &self.out,
+                weights,
+            }),
+            None => Err(Error::missing("Bal", Capability::Weights)),
+        }
     }
 }
 
@@ -477,44 +556,37 @@ impl GraphUpdate for Bal {
 
     fn delete_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
         let n = self.vertex_count();
-        if src as usize >= n || dst as usize >= n || !self.out.remove_first(src, dst) {
+        if src as usize >= n || dst as usize >= n {
             return Ok(false);
         }
+        let Some(found) = self.out.find(src, dst) else {
+            return Ok(false);
+        };
+        self.snapshots.before_out_change(&*self, src);
+        if self.incoming.is_some() {
+            self.snapshots.before_in_change(&*self, dst);
+        }
+        self.out.remove(src, found);
         if let Some(incoming) = &mut self.incoming {
-            let removed = incoming.remove_first(dst, src);
-            debug_assert!(removed, "in-edges out of step with out-edges");
+            let found = incoming.find(dst, src).ok_or_else(|| {
+                Error::InvalidStructure(format!("in-edge {dst} <- {src} missing"))
+            })?;
+            incoming.remove(dst, found);
         }
         self.edge_count -= 1;
         Ok(true)
     }
 
-    fn insert_edges(&mut self, edges: &[dyngraph_core::Edge]) -> Result<UpdateReport> {
-        let Some(max) = edges.iter().map(|e| e.src.max(e.dst)).max() else {
+    /// One edge at a time, in order, read in place; every id is checked
+    /// before anything changes.
+    fn insert_edges<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<UpdateReport> {
+        let Some(vertex_count) = batch_vertex_count(edges, self.vertex_limit)? else {
             return Ok(UpdateReport::default());
         };
-        check_limit(self.vertex_limit, [max])?;
-        self.grow(max as usize + 1);
-        let mut report = UpdateReport::default();
-        for edge in edges {
-            report.edges_added += u64::from(self.insert_checked(edge.src, edge.dst, 1.0));
-        }
-        Ok(report)
-    }
-
-    fn insert_weighted_edges(
-        &mut self,
-        edges: &[dyngraph_core::WeightedEdge],
-    ) -> Result<UpdateReport> {
-        let Some(max) = edges.iter().map(|e| e.src.max(e.dst)).max() else {
-            return Ok(UpdateReport::default());
-        };
-        check_limit(self.vertex_limit, [max])?;
-        self.grow(max as usize + 1);
-        let mut report = UpdateReport::default();
-        for edge in edges {
-            report.edges_added += u64::from(self.insert_checked(edge.src, edge.dst, edge.weight));
-        }
-        Ok(report)
+        self.grow(vertex_count);
+        insert_each(edges, |src, dst, weight| {
+            Ok(self.insert_checked(src, dst, weight))
+        })
     }
 
     fn add_vertices(&mut self, count: usize) -> Result<Range<VertexId>> {
@@ -529,16 +601,37 @@ impl GraphUpdate for Bal {
     }
 }
 
-/// The vertex count after adding `count` to `start`, or the limit error.
-pub(crate) fn add_vertices_end(start: usize, count: usize, limit: usize) -> Result<usize> {
-    match start.checked_add(count) {
-        Some(end) if end <= limit => Ok(end),
-        _ => Err(Error::VertexLimit {
-            vertex: (start as u64)
-                .saturating_add(count as u64)
-                .saturating_sub(1),
-            needed: (start as u64).saturating_add(count as u64),
-            limit: limit as u64,
-        }),
+impl FromEdges for Bal {
+    type Options = StoreOptions;
+
+    /// An empty graph sized for the source's vertex bound, then the edges
+    /// inserted as one batch.
+    fn from_edges<E: EdgeSource + ?Sized>(edges: &E, options: StoreOptions) -> Result<Self> {
+        let mut graph = Bal::new(options)?;
+        graph.grow(checked_vertex_bound(edges, options.vertex_limit)?);
+        graph.insert_edges(edges)?;
+        Ok(graph)
+    }
+}
+
+impl Snapshots for Bal {
+    type Snapshot = CowSnapshot;
+    type View<'a> = CowView<'a, Bal>;
+
+    /// Copy-before-write (see the cost model on [`Bal`]).
+    fn snapshot(&self) -> CowSnapshot {
+        self.snapshots.take(self)
+    }
+
+    fn view<'a>(&'a self, snapshot: &'a CowSnapshot) -> Result<CowView<'a, Bal>> {
+        self.snapshots.view(self, snapshot)
+    }
+}
+
+impl GraphStore for Bal {
+    const NAME: &'static str = "Bal";
+
+    fn memory_bytes(&self) -> usize {
+        Bal::memory_bytes(self)
     }
 }

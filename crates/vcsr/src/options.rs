@@ -1,61 +1,185 @@
-//! Construction options shared by every store of this crate.
+//! How a [`Vcsr`](crate::Vcsr) is built: the shared [`StoreOptions`], the
+//! gap policy, and the packed-memory-array options of each edge array.
+//! `Pcsr` and `Bal` take [`StoreOptions`] alone.
 
-use dyngraph_core::{DEFAULT_VERTEX_LIMIT, Semantics};
+use dyngraph_core::{Semantics, StoreOptions};
+use dyngraph_pma::{DegreeProportional, PmaOptions};
 
-/// How to build a store: semantics, whether weights and in-edges are kept,
-/// and the vertex limit.
-///
-/// ```
-/// use dyngraph_core::Semantics;
-/// use dyngraph_vcsr::StoreOptions;
-/// let options = StoreOptions::new(Semantics::Simple).weighted(true).in_edges(true);
-/// assert!(options.weighted && options.in_edges);
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoreOptions {
-    /// Multigraph or simple graph (see [`dyngraph_core::GraphUpdate`]).
-    pub semantics: Semantics,
-    /// Keep an `f32` weight with every edge.
-    pub weighted: bool,
-    /// Maintain the reversed edges too, for pull kernels.
-    pub in_edges: bool,
-    /// The largest vertex count accepted; an id at or past it is refused
-    /// with [`dyngraph_core::Error::VertexLimit`].
-    pub vertex_limit: usize,
+/// The pma options of a [`Vcsr`](crate::Vcsr)'s out-edge array by default:
+/// the classic density thresholds (root at most 0.75 full), growing by 1.3
+/// instead of doubling, so an edge array is at least `0.75 / 1.3 = 0.58`
+/// dense right after a growth instead of 0.375. With 4-byte slots that is
+/// at most 6.9 bytes per edge of slots, plus 9 bytes of pma bookkeeping and
+/// 4 of degree per vertex: under twice `Csr`'s `4 + 8 V / E` at any point
+/// of the growth cycle. The price is more resizes: each element is moved
+/// `1.3 / 0.3 = 4.3` times by resizes on average instead of 2 (on a 5.2M
+/// edge Kronecker stream, about 15% fewer inserts per second than growing
+/// by 1.5; `BENCHMARKS.md`).
+pub fn default_out_edge_pma_options() -> PmaOptions {
+    PmaOptions::default().growth(1.3)
 }
 
-impl Default for StoreOptions {
-    fn default() -> Self {
-        Self::new(Semantics::Multigraph)
+/// The pma options of the in-edge array by default: as
+/// [`default_out_edge_pma_options`] but with the root at most 0.85 full
+/// instead of 0.75, so the array is between `0.85 / 1.3 = 0.65` and 0.85
+/// dense instead of between 0.58 and 0.75.
+///
+/// Why the two arrays differ: the in-edge array is there for pull kernels
+/// (PageRank, bottom-up BFS), which stream it whole, gaps included, so its
+/// density sets how close they come to `Csr`; it is written only when an
+/// in-edge graph takes an insert, and there a fuller array costs more
+/// rebalancing. Measured on the Kronecker s20 stream's final graph, pull
+/// PageRank took up to 0.13× of `Csr`'s time less than with this array at
+/// 0.75 (for example 1.14× `Csr` instead of 1.27×); inserts with in-edges
+/// kept stay above twice `Pcsr`'s rate with in-edges, and about 30 %
+/// slower than with this array at 0.75 (`BENCHMARKS.md`, "Issue 5, fifth
+/// pass"). Graphs without in-edges do not use it.
+pub fn default_in_edge_pma_options() -> PmaOptions {
+    let mut options = default_out_edge_pma_options();
+    options.thresholds.root_upper = 0.85;
+    options
+}
+
+/// Everything a [`Vcsr`](crate::Vcsr) is built with: the [`StoreOptions`]
+/// every store shares, the gap policy `P` of its edge arrays, and each
+/// array's [`PmaOptions`] (density thresholds, growth, section size,
+/// minimum capacity).
+///
+/// The defaults are a sparser out-edge array, written by every insert
+/// ([`default_out_edge_pma_options`]), and a denser in-edge array for pull
+/// kernels ([`default_in_edge_pma_options`]). Raising an array's root upper
+/// threshold trades its insert speed for fewer bytes per edge and, for the
+/// in-edges, faster pull kernels.
+///
+/// [`VcsrOptions::new`] starts from [`StoreOptions`] with the default
+/// [`DegreeProportional`] policy; [`VcsrOptions::policy`] swaps the policy
+/// (and the type). `From<StoreOptions>` does what `new` does for any
+/// policy with a default, which is how generic code
+/// ([`FromEdges`](dyngraph_core::FromEdges)) builds one.
+///
+/// ```
+/// use dyngraph_core::{Semantics, StoreOptions};
+/// use dyngraph_vcsr::{Even, Vcsr, VcsrOptions, default_in_edge_pma_options, default_out_edge_pma_options};
+///
+/// // Both arrays as dense as the in-edge default (fewer bytes per edge,
+/// // slower inserts), with even gaps.
+/// let options = VcsrOptions::new(StoreOptions::new(Semantics::Simple).in_edges(true))
+///     .edge_arrays(default_in_edge_pma_options())
+///     .policy(Even);
+/// let graph: Vcsr<Even> = Vcsr::new(options)?;
+/// assert_eq!(graph.options().out_edge_array, default_in_edge_pma_options());
+///
+/// // The defaults: a sparser out-edge array for inserts, a denser in-edge
+/// // array for pull kernels.
+/// let defaults = VcsrOptions::new(StoreOptions::default());
+/// assert_eq!(defaults.out_edge_array, default_out_edge_pma_options());
+/// assert!(defaults.in_edge_array.thresholds.root_upper > defaults.out_edge_array.thresholds.root_upper);
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct VcsrOptions<P = DegreeProportional> {
+    /// Semantics, weights, in-edges and the vertex limit (at most `2^31`
+    /// for `Vcsr`: the top id bit marks deletions).
+    pub store: StoreOptions,
+    /// How a redistributed window shares its free slots among vertices
+    /// (cloned for the in-edge array).
+    pub policy: P,
+    /// The out-edge array's pma options (default
+    /// [`default_out_edge_pma_options`]).
+    pub out_edge_array: PmaOptions,
+    /// The in-edge array's pma options, used when
+    /// [`StoreOptions::in_edges`] keeps one (default
+    /// [`default_in_edge_pma_options`]).
+    pub in_edge_array: PmaOptions,
+}
+
+impl VcsrOptions<DegreeProportional> {
+    /// `store` with the default [`DegreeProportional`] policy and the
+    /// default arrays.
+    pub fn new(store: StoreOptions) -> Self {
+        Self::assemble(store, DegreeProportional::default())
     }
 }
 
-impl StoreOptions {
-    /// Unweighted, out-edges only, [`DEFAULT_VERTEX_LIMIT`].
-    pub fn new(semantics: Semantics) -> Self {
-        Self {
-            semantics,
-            weighted: false,
-            in_edges: false,
-            vertex_limit: DEFAULT_VERTEX_LIMIT,
+impl<P> VcsrOptions<P> {
+    /// `store` with `policy` and the default arrays.
+    fn assemble(store: StoreOptions, policy: P) -> Self {
+        VcsrOptions {
+            store,
+            policy,
+            out_edge_array: default_out_edge_pma_options(),
+            in_edge_array: default_in_edge_pma_options(),
         }
+    }
+
+    /// The same options with another gap policy.
+    pub fn policy<Q>(self, policy: Q) -> VcsrOptions<Q> {
+        VcsrOptions {
+            store: self.store,
+            policy,
+            out_edge_array: self.out_edge_array,
+            in_edge_array: self.in_edge_array,
+        }
+    }
+
+    /// Sets [`VcsrOptions::store`].
+    pub fn store(mut self, store: StoreOptions) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Sets [`StoreOptions::semantics`].
+    pub fn semantics(mut self, semantics: Semantics) -> Self {
+        self.store.semantics = semantics;
+        self
     }
 
     /// Sets [`StoreOptions::weighted`].
     pub fn weighted(mut self, weighted: bool) -> Self {
-        self.weighted = weighted;
+        self.store.weighted = weighted;
         self
     }
 
     /// Sets [`StoreOptions::in_edges`].
     pub fn in_edges(mut self, in_edges: bool) -> Self {
-        self.in_edges = in_edges;
+        self.store.in_edges = in_edges;
         self
     }
 
     /// Sets [`StoreOptions::vertex_limit`].
     pub fn vertex_limit(mut self, vertex_limit: usize) -> Self {
-        self.vertex_limit = vertex_limit;
+        self.store.vertex_limit = vertex_limit;
         self
+    }
+
+    /// Sets [`VcsrOptions::out_edge_array`].
+    pub fn out_edge_array(mut self, options: PmaOptions) -> Self {
+        self.out_edge_array = options;
+        self
+    }
+
+    /// Sets [`VcsrOptions::in_edge_array`].
+    pub fn in_edge_array(mut self, options: PmaOptions) -> Self {
+        self.in_edge_array = options;
+        self
+    }
+
+    /// Sets both arrays' pma options to `options`.
+    pub fn edge_arrays(self, options: PmaOptions) -> Self {
+        self.out_edge_array(options).in_edge_array(options)
+    }
+}
+
+impl<P: Default> Default for VcsrOptions<P> {
+    /// [`StoreOptions::default`], the default policy and arrays.
+    fn default() -> Self {
+        Self::assemble(StoreOptions::default(), P::default())
+    }
+}
+
+impl<P: Default> From<StoreOptions> for VcsrOptions<P> {
+    /// `store` with the default policy and arrays.
+    fn from(store: StoreOptions) -> Self {
+        Self::assemble(store, P::default())
     }
 }

@@ -1,10 +1,12 @@
 //! `Pcsr`: packed CSR after Wheatman and Xu, the edge-centric baseline.
 
-use crate::StoreOptions;
-use crate::bal::add_vertices_end;
+use crate::batch::{add_vertices_end, batch_vertex_count, checked_vertex_bound, insert_each};
+use crate::cow_registry::CowRegistry;
+use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
-    Edge, Error, Graph, GraphUpdate, InNeighbors, OutNeighbors, Result, Semantics, UpdateReport,
-    VertexId, Weight, WeightedEdge, WeightedOutNeighbors, check_limit,
+    Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
+    InNeighbors, MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, StoreOptions,
+    UpdateReport, VertexId, Weight, WeightedOutNeighbors, check_limit,
 };
 use dyngraph_pma::{PackedSet, PmaStats};
 use std::ops::Range;
@@ -50,13 +52,17 @@ impl Slot {
     }
 }
 
-/// Edges of one direction: the packed set, per-vertex degrees and the next
-/// insertion number of each vertex.
+/// Edges of one direction: the packed set, per-vertex degrees, the next
+/// insertion number of each vertex, and the slot of each vertex's
+/// sentinel (C++ PCSR's vertex array): kept up to date after every change
+/// from the slots the set reports as changed, so a scan starts at its
+/// vertex without a search.
 #[derive(Clone, Debug, Default)]
 struct PackedEdges {
     set: PackedSet<Slot>,
     degree: Vec<u32>,
     next_seq: Vec<u32>,
+    sentinel_slot: Vec<usize>,
 }
 
 impl PackedEdges {
@@ -64,19 +70,55 @@ impl PackedEdges {
         if vertex_count <= self.degree.len() {
             return;
         }
-        for v in self.degree.len()..vertex_count {
-            self.set.insert(Slot::sentinel(v as VertexId));
-        }
+        let first_new = self.degree.len();
         self.degree.resize(vertex_count, 0);
         self.next_seq.resize(vertex_count, 1);
+        self.sentinel_slot.resize(vertex_count, 0);
+        for v in first_new..vertex_count {
+            self.set.insert(Slot::sentinel(v as VertexId));
+            // Each appended sentinel may move the others: index after each
+            // (its changed slots are a leaf, or a window on a rebalance).
+            self.reindex();
+        }
     }
 
-    fn edges(&self, v: VertexId) -> dyngraph_pma::Range<'_, Slot> {
-        self.set.range(Slot::edges_of(v))
+    /// Re-reads the sentinel positions in the slots the set changed.
+    #[inline]
+    fn reindex(&mut self) {
+        if let Some(changed) = self.set.take_changed() {
+            for (first, elements) in self.set.slices_in(changed) {
+                for (i, element) in elements.iter().enumerate() {
+                    if element.seq == 0 {
+                        self.sentinel_slot[element.src as usize] = first + i;
+                    }
+                }
+            }
+        }
     }
 
+    /// `v`'s edges: from the slot after its sentinel, `degree` elements
+    /// over packed leaf prefixes.
+    #[inline]
+    fn edges(&self, v: VertexId) -> PackedRun<'_> {
+        PackedRun {
+            iter: self.set.iter_at_slot(self.sentinel_slot[v as usize] + 1),
+            remaining: self.degree[v as usize],
+        }
+    }
+
+    /// The oldest edge `v -> dst`.
     fn find(&self, v: VertexId, dst: VertexId) -> Option<Slot> {
         self.edges(v).find(|slot| slot.dst == dst)
+    }
+
+    /// `v`'s edges, for the read traits: an id outside the graph panics,
+    /// as slice indexing does, instead of reading as an empty list.
+    #[inline]
+    fn checked_edges(&self, v: VertexId) -> PackedRun<'_> {
+        if v as usize >= self.degree.len() {
+            crate::vcsr::vertex_out_of_range(v);
+        }
+        self.edges(v)
     }
 
     fn push(&mut self, v: VertexId, dst: VertexId, weight: Weight) -> Result<()> {
@@ -91,23 +133,76 @@ impl PackedEdges {
             weight: weight.to_bits(),
         });
         debug_assert!(inserted, "(src, seq) keys are unique");
+        self.reindex();
         self.degree[v as usize] += 1;
         Ok(())
     }
 
-    fn remove_first(&mut self, v: VertexId, dst: VertexId) -> bool {
-        match self.find(v, dst) {
-            Some(slot) => {
-                self.set.remove(&slot);
-                self.degree[v as usize] -= 1;
-                true
-            }
-            None => false,
+    /// Removes `slot`, an edge of `v` found by [`PackedEdges::find`].
+    fn remove(&mut self, v: VertexId, slot: &Slot) {
+        let removed = self.set.remove(slot);
+        debug_assert!(removed, "the slot was just found");
+        self.reindex();
+        self.degree[v as usize] -= 1;
+    }
+
+    /// The pma's work, for [`GraphStore::maintenance`].
+    fn maintenance(&self) -> MaintenanceStats {
+        let stats = self.set.stats();
+        MaintenanceStats {
+            rebalances: stats.rebalances(),
+            elements_moved: stats.elements_moved,
+            resizes: stats.resizes(),
         }
     }
 
     fn memory_bytes(&self) -> usize {
-        self.set.memory_bytes() + (self.degree.capacity() + self.next_seq.capacity()) * 4
+        self.set.memory_bytes()
+            + (self.degree.capacity() + self.next_seq.capacity()) * 4
+            + self.sentinel_slot.capacity() * std::mem::size_of::<usize>()
+    }
+}
+
+/// One vertex's edges in the packed set: `remaining` elements from a
+/// position, walked a packed leaf prefix at a time.
+#[derive(Clone, Debug)]
+struct PackedRun<'a> {
+    iter: dyngraph_pma::Iter<'a, Slot>,
+    remaining: u32,
+}
+
+impl Iterator for PackedRun<'_> {
+    type Item = Slot;
+
+    #[inline]
+    fn next(&mut self) -> Option<Slot> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        self.iter.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining as usize, Some(self.remaining as usize))
+    }
+
+    /// Whole leaf prefixes at a time: a tight loop per slice, gaps skipped
+    /// per leaf, not tested per slot.
+    #[inline]
+    fn fold<B, F: FnMut(B, Slot) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        while self.remaining > 0 {
+            let Some(slice) = self.iter.next_slice() else {
+                break;
+            };
+            let take = slice.len().min(self.remaining as usize);
+            for &slot in &slice[..take] {
+                acc = f(acc, slot);
+            }
+            self.remaining -= take as u32;
+        }
+        acc
     }
 }
 
@@ -120,26 +215,44 @@ impl PackedEdges {
 /// in insertion order (keyed by a per-vertex sequence number), so a new
 /// edge goes right after the vertex's last edge instead of into its
 /// destination-sorted place. Locating that place is still a binary search
-/// over the leaves; there is no separate vertex array of slot pointers,
-/// since the generic set moves elements without telling its owner.
+/// over the leaves; reads start at the slot of the vertex's sentinel,
+/// kept per vertex from the slots the set reports as changed.
+///
+/// In-edges and weights are options ([`StoreOptions`]), read through
+/// [`InEdges::in_edges`] ([`PcsrInEdges`]) and [`EdgeWeights::edge_weights`]
+/// ([`PcsrWeights`]), which fail with [`Error::MissingCapability`] on a
+/// graph built without them.
 ///
 /// # Cost model
 /// - Insert: `O(log N)` search plus at most a leaf of moves, or a
 ///   redistribution of the smallest window within its (even) density
 ///   bounds, amortized `O(log² N)` moves. Under [`Semantics::Simple`] the
-///   duplicate check walks the source's edges first.
+///   duplicate check walks the source's edges first. A batch (and
+///   [`FromEdges::from_edges`]) inserts its edges one by one, read in
+///   place.
 /// - Delete: `O(log N + degree)` to find the oldest occurrence, then a
 ///   physical removal (no tombstones).
-/// - Scan: `O(log N)` to find a vertex's first edge, then a walk over
-///   packed leaf prefixes; a high-degree vertex's edges span leaves, and
-///   each element carries its source, so a scan reads 4× the bytes of CSR.
+/// - Scan: `O(1)` to find a vertex's first edge (the slot of its
+///   sentinel is kept per vertex, as C++ PCSR's vertex array: after each
+///   change the slots the pma moved are re-read for sentinels, which costs
+///   no more than the moves), then `degree` elements over packed leaf
+///   prefixes, each leaf's gap skipped in one step. Each element carries
+///   its source and sequence number, so a scan reads 4× the bytes of CSR.
 /// - Memory: 16 bytes per element (source, sequence number, destination,
 ///   weight), one sentinel element per vertex, at a density between the
-///   pma's root bounds; plus 8 bytes per vertex. Doubled by in-edges.
+///   pma's root bounds; plus 16 bytes per vertex. Doubled by in-edges.
+/// - Snapshot: copy-before-write ([`dyngraph_core::cow`]). Taking one is
+///   two bitmaps of `V / 8` bytes; afterwards the first change of each
+///   vertex's out-list (and, with in-edges, in-list) copies that list once
+///   into the snapshot (`O(degree)`, 4 bytes per edge, 8 with weights),
+///   later changes to it cost a bit test. Rebalances and resizes move
+///   elements without changing any list, so they copy nothing. A view
+///   reads saved lists where there are some and the live graph elsewhere.
+///   With no snapshot alive a change pays one atomic load.
 ///
 /// ```
-/// use dyngraph_core::{GraphUpdate, OutNeighbors, Semantics};
-/// use dyngraph_vcsr::{Pcsr, StoreOptions};
+/// use dyngraph_core::{GraphUpdate, OutNeighbors, Semantics, StoreOptions};
+/// use dyngraph_vcsr::Pcsr;
 /// let mut pcsr = Pcsr::new(StoreOptions::new(Semantics::Simple))?;
 /// assert!(pcsr.insert_edge(2, 7)?);
 /// assert!(!pcsr.insert_edge(2, 7)?); // simple graph: already there
@@ -155,6 +268,9 @@ pub struct Pcsr {
     semantics: Semantics,
     edge_count: u64,
     vertex_limit: usize,
+    /// Told of every list change before it happens; a clone starts a
+    /// fresh one.
+    snapshots: CowRegistry,
 }
 
 impl Pcsr {
@@ -174,6 +290,7 @@ impl Pcsr {
             semantics: options.semantics,
             edge_count: 0,
             vertex_limit: options.vertex_limit,
+            snapshots: CowRegistry::default(),
         })
     }
 
@@ -197,13 +314,19 @@ impl Pcsr {
         self.out.set.density()
     }
 
-    /// Heap bytes held, capacity included.
+    /// Snapshots of this graph alive now.
+    pub fn live_snapshots(&self) -> usize {
+        self.snapshots.live_snapshots()
+    }
+
+    /// Heap bytes held, capacity included (the lists saved by snapshots
+    /// are the snapshots' memory: [`CowSnapshot::memory_bytes`]).
     pub fn memory_bytes(&self) -> usize {
         self.out.memory_bytes() + self.incoming.as_ref().map_or(0, PackedEdges::memory_bytes)
     }
 
-    /// Checks the pma invariants and that degrees, sentinels and the edge
-    /// count agree with the set. For tests; `O(N)`.
+    /// Checks the pma invariants and that degrees, sentinels, the sentinel
+    /// index and the edge count agree with the set. For tests; `O(N)`.
     pub fn validate(&self) -> Result<()> {
         fn check(edges: &PackedEdges, what: &str) -> Result<u64> {
             edges
@@ -217,7 +340,20 @@ impl Pcsr {
                         "{what}: no sentinel for {v}"
                     )));
                 }
-                let count = edges.edges(v).count() as u64;
+                // Counted by a search, independently of the sentinel index.
+                let count = edges.set.range(Slot::edges_of(v)).count() as u64;
+                let slot = edges.sentinel_slot[v as usize];
+                let indexed = edges.set.iter_at_slot(slot).next();
+                if indexed != Some(Slot::sentinel(v)) {
+                    return Err(Error::InvalidStructure(format!(
+                        "{what}: the sentinel index of {v} points at {indexed:?}"
+                    )));
+                }
+                if !edges.edges(v).eq(edges.set.range(Slot::edges_of(v))) {
+                    return Err(Error::InvalidStructure(format!(
+                        "{what}: vertex {v}'s indexed edges differ from its range"
+                    )));
+                }
                 if count != u64::from(edges.degree[v as usize]) {
                     return Err(Error::InvalidStructure(format!(
                         "{what}: vertex {v} has {count} edges, degree {}",
@@ -254,9 +390,14 @@ impl Pcsr {
         }
     }
 
+    /// Inserts after the limit check and growth.
     fn insert_checked(&mut self, src: VertexId, dst: VertexId, weight: Weight) -> Result<bool> {
         if self.semantics == Semantics::Simple && self.out.find(src, dst).is_some() {
             return Ok(false);
+        }
+        self.snapshots.before_out_change(&*self, src);
+        if self.incoming.is_some() {
+            self.snapshots.before_in_change(&*self, dst);
         }
         let weight = if self.weighted { weight } else { 1.0 };
         self.out.push(src, dst, weight)?;
@@ -270,7 +411,7 @@ impl Pcsr {
 
 /// Neighbours of one vertex of a [`Pcsr`], in insertion order.
 #[derive(Clone, Debug)]
-pub struct PcsrNeighbors<'a>(dyngraph_pma::Range<'a, Slot>);
+pub struct PcsrNeighbors<'a>(PackedRun<'a>);
 
 impl Iterator for PcsrNeighbors<'_> {
     type Item = VertexId;
@@ -279,11 +420,20 @@ impl Iterator for PcsrNeighbors<'_> {
     fn next(&mut self) -> Option<VertexId> {
         self.0.next().map(|slot| slot.dst)
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, VertexId) -> B>(self, init: B, mut f: F) -> B {
+        self.0.fold(init, |acc, slot| f(acc, slot.dst))
+    }
 }
 
-/// `(neighbour, weight)` of one vertex of a [`Pcsr`].
+/// `(neighbour, weight)` of one vertex of a weighted [`Pcsr`].
 #[derive(Clone, Debug)]
-pub struct PcsrWeightedNeighbors<'a>(dyngraph_pma::Range<'a, Slot>);
+pub struct PcsrWeightedNeighbors<'a>(PackedRun<'a>);
 
 impl Iterator for PcsrWeightedNeighbors<'_> {
     type Item = (VertexId, Weight);
@@ -294,13 +444,59 @@ impl Iterator for PcsrWeightedNeighbors<'_> {
             .next()
             .map(|slot| (slot.dst, Weight::from_bits(slot.weight)))
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, (VertexId, Weight)) -> B>(self, init: B, mut f: F) -> B {
+        self.0.fold(init, |acc, slot| {
+            f(acc, (slot.dst, Weight::from_bits(slot.weight)))
+        })
+    }
+}
+
+/// The in-edges of a [`Pcsr`] built with them: what [`InEdges::in_edges`]
+/// returns, a `Copy` handle.
+#[derive(Clone, Copy, Debug)]
+pub struct PcsrInEdges<'a>(&'a PackedEdges);
+
+impl<'a> InNeighbors for PcsrInEdges<'a> {
+    type InNeighbors = PcsrNeighbors<'a>;
+
+    #[inline]
+    fn in_degree(self, v: VertexId) -> u64 {
+        u64::from(self.0.degree[v as usize])
+    }
+
+    #[inline]
+    fn in_neighbors(self, v: VertexId) -> PcsrNeighbors<'a> {
+        PcsrNeighbors(self.0.checked_edges(v))
+    }
+}
+
+/// The weighted out-edges of a weighted [`Pcsr`]: what
+/// [`EdgeWeights::edge_weights`] returns, a `Copy` handle.
+#[derive(Clone, Copy, Debug)]
+pub struct PcsrWeights<'a>(&'a PackedEdges);
+
+impl<'a> WeightedOutNeighbors for PcsrWeights<'a> {
+    type WeightedOutNeighbors = PcsrWeightedNeighbors<'a>;
+
+    #[inline]
+    fn out_neighbors_weighted(self, v: VertexId) -> PcsrWeightedNeighbors<'a> {
+        PcsrWeightedNeighbors(self.0.checked_edges(v))
+    }
 }
 
 impl Graph for Pcsr {
+    #[inline]
     fn vertex_count(&self) -> usize {
         self.out.degree.len()
     }
 
+    #[inline]
     fn edge_count(&self) -> u64 {
         self.edge_count
     }
@@ -320,62 +516,32 @@ impl OutNeighbors for Pcsr {
 
     #[inline]
     fn out_neighbors(&self, v: VertexId) -> PcsrNeighbors<'_> {
-        assert!(
-            (v as usize) < self.vertex_count(),
-            "vertex {v} out of range"
-        );
-        PcsrNeighbors(self.out.edges(v))
+        PcsrNeighbors(self.out.checked_edges(v))
     }
 }
 
-impl WeightedOutNeighbors for Pcsr {
-    type WeightedOutNeighbors<'a> = PcsrWeightedNeighbors<'a>;
+impl InEdges for Pcsr {
+    type InEdges<'a> = PcsrInEdges<'a>;
 
-    fn has_weights(&self) -> bool {
-        self.weighted
-    }
-
-    fn out_neighbors_weighted(&self, v: VertexId) -> PcsrWeightedNeighbors<'_> {
-        assert!(
-            (v as usize) < self.vertex_count(),
-            "vertex {v} out of range"
-        );
-        PcsrWeightedNeighbors(self.out.edges(v))
+    #[inline]
+    fn in_edges(&self) -> Result<PcsrInEdges<'_>> {
+        match &self.incoming {
+            Some(incoming) => Ok(PcsrInEdges(incoming)),
+            None => Err(Error::missing("Pcsr", Capability::InEdges)),
+        }
     }
 }
 
-impl InNeighbors for Pcsr {
-    type InNeighbors<'a> = PcsrNeighbors<'a>;
-
-    fn has_in_edges(&self) -> bool {
-        self.incoming.is_some()
-    }
+impl EdgeWeights for Pcsr {
+    type EdgeWeights<'a> = PcsrWeights<'a>;
 
     #[inline]
-    fn in_degree(&self, v: VertexId) -> u64 {
-        assert!(
-            (v as usize) < self.vertex_count(),
-            "vertex {v} out of range"
-        );
-        self.incoming
-            .as_ref()
-            .map_or(0, |edges| u64::from(edges.degree[v as usize]))
-    }
-
-    #[inline]
-    fn in_neighbors(&self, v: VertexId) -> PcsrNeighbors<'_> {
-        assert!(
-            (v as usize) < self.vertex_count(),
-            "vertex {v} out of range"
-        );
-        // Without in-edges: an empty range of the out-edge set.
-        let edges = self.incoming.as_ref().unwrap_or(&self.out);
-        let range = if self.incoming.is_some() {
-            Slot::edges_of(v)
+    fn edge_weights(&self) -> Result<PcsrWeights<'_>> {
+        if self.weighted {
+            Ok(PcsrWeights(&self.out))
         } else {
-            Slot::sentinel(v)..Slot::sentinel(v)
-        };
-        PcsrNeighbors(edges.set.range(range))
+            Err(Error::missing("Pcsr", Capability::Weights))
+        }
     }
 }
 
@@ -397,37 +563,37 @@ impl GraphUpdate for Pcsr {
 
     fn delete_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
         let n = self.vertex_count();
-        if src as usize >= n || dst as usize >= n || !self.out.remove_first(src, dst) {
+        if src as usize >= n || dst as usize >= n {
             return Ok(false);
         }
+        let Some(slot) = self.out.find(src, dst) else {
+            return Ok(false);
+        };
+        self.snapshots.before_out_change(&*self, src);
+        if self.incoming.is_some() {
+            self.snapshots.before_in_change(&*self, dst);
+        }
+        self.out.remove(src, &slot);
         if let Some(incoming) = &mut self.incoming {
-            let removed = incoming.remove_first(dst, src);
-            debug_assert!(removed, "in-edges out of step with out-edges");
+            let slot = incoming.find(dst, src).ok_or_else(|| {
+                Error::InvalidStructure(format!("in-edge {dst} <- {src} missing"))
+            })?;
+            incoming.remove(dst, &slot);
         }
         self.edge_count -= 1;
         Ok(true)
     }
 
-    fn insert_edges(&mut self, edges: &[Edge]) -> Result<UpdateReport> {
-        let weighted: Vec<WeightedEdge> = edges
-            .iter()
-            .map(|e| WeightedEdge::new(e.src, e.dst, 1.0))
-            .collect();
-        self.insert_weighted_edges(&weighted)
-    }
-
-    fn insert_weighted_edges(&mut self, edges: &[WeightedEdge]) -> Result<UpdateReport> {
-        let Some(max) = edges.iter().map(|e| e.src.max(e.dst)).max() else {
+    /// One edge at a time, in order, read in place; every id is checked
+    /// before anything changes.
+    fn insert_edges<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<UpdateReport> {
+        let Some(vertex_count) = batch_vertex_count(edges, self.vertex_limit)? else {
             return Ok(UpdateReport::default());
         };
-        check_limit(self.vertex_limit, [max])?;
-        self.grow(max as usize + 1);
-        let mut report = UpdateReport::default();
-        for edge in edges {
-            report.edges_added +=
-                u64::from(self.insert_checked(edge.src, edge.dst, edge.weight)?);
-        }
-        Ok(report)
+        self.grow(vertex_count);
+        insert_each(edges, |src, dst, weight| {
+            self.insert_checked(src, dst, weight)
+        })
     }
 
     fn add_vertices(&mut self, count: usize) -> Result<Range<VertexId>> {
@@ -439,5 +605,53 @@ impl GraphUpdate for Pcsr {
 
     fn vertex_limit(&self) -> usize {
         self.vertex_limit
+    }
+}
+
+impl FromEdges for Pcsr {
+    type Options = StoreOptions;
+
+    /// An empty graph sized for the source's vertex bound, then the edges
+    /// inserted as one batch.
+    fn from_edges<E: EdgeSource + ?Sized>(edges: &E, options: StoreOptions) -> Result<Self> {
+        let mut graph = Pcsr::new(options)?;
+        graph.grow(checked_vertex_bound(edges, options.vertex_limit)?);
+        graph.insert_edges(edges)?;
+        Ok(graph)
+    }
+}
+
+impl Snapshots for Pcsr {
+    type Snapshot = CowSnapshot;
+    type View<'a> = CowView<'a, Pcsr>;
+
+    /// Copy-before-write (see the cost model on [`Pcsr`]).
+    fn snapshot(&self) -> CowSnapshot {
+        self.snapshots.take(self)
+    }
+
+    fn view<'a>(&'a self, snapshot: &'a CowSnapshot) -> Result<CowView<'a, Pcsr>> {
+        self.snapshots.view(self, snapshot)
+    }
+}
+
+impl GraphStore for Pcsr {
+    const NAME: &'static str = "Pcsr";
+
+    fn memory_bytes(&self) -> usize {
+        Pcsr::memory_bytes(self)
+    }
+
+    /// Both packed sets' rebalances (all levels), elements moved (shifts
+    /// inside a leaf included) and resizes.
+    fn maintenance(&self) -> Option<MaintenanceStats> {
+        let mut total = self.out.maintenance();
+        if let Some(incoming) = &self.incoming {
+            let more = incoming.maintenance();
+            total.rebalances += more.rebalances;
+            total.elements_moved += more.elements_moved;
+            total.resizes += more.resizes;
+        }
+        Some(total)
     }
 }

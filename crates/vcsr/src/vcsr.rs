@@ -1,16 +1,16 @@
 //! `Vcsr`: CSR's vertex array over a vertex-centric packed-memory array.
 
-use crate::StoreOptions;
-use crate::bal::add_vertices_end;
+use crate::batch::{add_vertices_end, checked_vertex_bound};
+use crate::options::VcsrOptions;
 use crate::slot::{MAX_VERTICES, Slot, TOMBSTONE, Target, WeightedTarget};
-use crate::snapshot::{History, Snapshot, SnapshotView};
+use crate::snapshot::{History, VcsrSnapshot, VcsrView};
 use dyngraph_core::{
-    Edge, Error, Graph, GraphUpdate, InNeighbors, OutNeighbors, Result, Semantics, UpdateReport,
-    VertexId, Weight, WeightedEdge, WeightedOutNeighbors, check_limit,
+    Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
+    InNeighbors, MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, UpdateReport,
+    VertexId, Weight, WeightedOutNeighbors, check_limit,
 };
-use dyngraph_pma::{
-    DegreeProportional, GapPolicy, PackedRuns, PmaConfig, PmaError, PmaStats, Reclaim,
-};
+use dyngraph_pma::{DegreeProportional, GapPolicy, PackedRuns, PmaError, PmaStats, Reclaim};
+use std::fmt;
 use std::ops::Range;
 
 /// The out-edge array: 4-byte slots, or 8-byte slots with weights.
@@ -30,8 +30,49 @@ macro_rules! with_out_runs {
     };
 }
 
+/// Runs `$body` with `$arrays` bound to an [`EdgeArrays`] over `$graph`'s
+/// fields, for whichever out-edge slot type is in use, so the update paths
+/// are written once for both.
+macro_rules! with_edge_arrays {
+    ($graph:expr, $arrays:ident => $body:expr) => {{
+        let graph = $graph;
+        match &mut graph.out {
+            OutRuns::Plain(out) => {
+                let mut $arrays = EdgeArrays {
+                    out,
+                    out_degree: &mut graph.out_degree,
+                    incoming: graph.incoming.as_mut(),
+                    in_degree: &mut graph.in_degree,
+                    simple: graph.options.store.semantics == Semantics::Simple,
+                };
+                $body
+            }
+            OutRuns::Weighted(out) => {
+                let mut $arrays = EdgeArrays {
+                    out,
+                    out_degree: &mut graph.out_degree,
+                    incoming: graph.incoming.as_mut(),
+                    in_degree: &mut graph.in_degree,
+                    simple: graph.options.store.semantics == Semantics::Simple,
+                };
+                $body
+            }
+        }
+    }};
+}
+
 fn pma_error(error: PmaError) -> Error {
     Error::InvalidStructure(format!("VCSR edge array: {error}"))
+}
+
+/// Reads of a vertex id outside the graph panic, as slice indexing does
+/// (the read traits' contract); kept out of line so the scan loops stay
+/// small.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn vertex_out_of_range(v: VertexId) -> ! {
+    panic!("vertex {v} out of range")
 }
 
 /// Grows a per-vertex array to `len` zeroed entries, reserving at least an
@@ -44,93 +85,6 @@ fn resize_modestly(values: &mut Vec<u32>, len: usize) {
         values.reserve_exact(additional);
     }
     values.resize(len, 0);
-}
-
-/// The pma configuration [`Vcsr::new`] and [`Vcsr::with_policy`] use for
-/// the out-edge array (the in-edge array's is
-/// [`default_in_edge_pma_config`]): the classic density thresholds (root
-/// at most 0.75 full), growing by 1.3 instead of doubling, so an edge
-/// array is at least `0.75 / 1.3 = 0.58` dense right after a growth
-/// instead of 0.375. With 4-byte slots that is
-/// at most 6.9 bytes per edge of slots, plus 9 bytes of pma bookkeeping and
-/// 4 of degree per vertex: under twice `Csr`'s `4 + 8 V / E` at any point
-/// of the growth cycle. The price is more resizes: each element is moved
-/// `1.3 / 0.3 = 4.3` times by resizes on average instead of 2 (on a 5.2M
-/// edge Kronecker stream, about 15% fewer inserts per second than growing
-/// by 1.5; `BENCHMARKS.md`).
-pub fn default_pma_config() -> PmaConfig {
-    PmaConfig::default().growth(1.3)
-}
-
-/// The pma configuration of the in-edge array by default: as
-/// [`default_pma_config`] but with the root at most 0.85 full instead of
-/// 0.75, so the array is between `0.85 / 1.3 = 0.65` and 0.85 dense
-/// instead of between 0.58 and 0.75.
-///
-/// Why the two arrays differ: the in-edge array is there for pull kernels
-/// (PageRank, bottom-up BFS), which stream it whole, gaps included, so its
-/// density sets how close they come to `Csr`; it is written only when an
-/// in-edge graph takes an insert, and there a fuller array costs more
-/// rebalancing. Measured on the Kronecker s20 stream's final graph, pull
-/// PageRank took up to 0.13× of `Csr`'s time less than with this array at
-/// 0.75 (for example 1.14× `Csr` instead of 1.27×); inserts with in-edges
-/// kept stay above twice `Pcsr`'s rate with in-edges, and about 30 %
-/// slower than with this array at 0.75 (`BENCHMARKS.md`, "Issue 5, fifth
-/// pass"). Graphs without in-edges do not use it.
-pub fn default_in_edge_pma_config() -> PmaConfig {
-    let mut config = default_pma_config();
-    config.thresholds.root_upper = 0.85;
-    config
-}
-
-/// The pma configurations of a [`Vcsr`]'s two edge arrays. A single
-/// [`PmaConfig`] converts into one that uses it for both.
-///
-/// ```
-/// use dyngraph_vcsr::{DegreeProportional, StoreOptions, Vcsr, VcsrConfig, default_pma_config};
-/// // Both arrays as dense as the in-edge default (fewer bytes per edge,
-/// // slower inserts).
-/// let dense = VcsrConfig::default().in_edges;
-/// let graph = Vcsr::with_config(
-///     StoreOptions::default().in_edges(true),
-///     DegreeProportional::default(),
-///     dense,
-/// )?;
-/// assert_eq!(graph.config().out_edges, dense);
-/// // The defaults: a sparser out-edge array for inserts, a denser
-/// // in-edge array for pull kernels.
-/// let config = VcsrConfig::default();
-/// assert_eq!(config.out_edges, default_pma_config());
-/// assert!(config.in_edges.thresholds.root_upper > config.out_edges.thresholds.root_upper);
-/// # Ok::<(), dyngraph_core::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct VcsrConfig {
-    /// The out-edge array, written by every insert (default
-    /// [`default_pma_config`]).
-    pub out_edges: PmaConfig,
-    /// The in-edge array, when [`StoreOptions::in_edges`] keeps one
-    /// (default [`default_in_edge_pma_config`]).
-    pub in_edges: PmaConfig,
-}
-
-impl Default for VcsrConfig {
-    fn default() -> Self {
-        VcsrConfig {
-            out_edges: default_pma_config(),
-            in_edges: default_in_edge_pma_config(),
-        }
-    }
-}
-
-impl From<PmaConfig> for VcsrConfig {
-    /// The same configuration for both arrays.
-    fn from(config: PmaConfig) -> Self {
-        VcsrConfig {
-            out_edges: config,
-            in_edges: config,
-        }
-    }
 }
 
 /// Index of the oldest live slot of `run` pointing to `target`.
@@ -153,21 +107,20 @@ fn tombstone<S: Slot, P: GapPolicy>(runs: &mut PackedRuns<S, P>, run: VertexId, 
     }
 }
 
-/// Replaces an empty edge array by one built in a single pass from
-/// `edges`, which are grouped by run: run `r` gets
-/// `edges[starts[r]..starts[r + 1]]`, as `slot(edge)`. Keeps the policy,
-/// configuration and reclaim rule; the pma counters restart at zero.
-fn bulk_build<S: Slot, P: GapPolicy + Clone>(
+/// Replaces `runs` by an array laid out in one pass from `slots`, grouped
+/// by run (`starts[r]..starts[r + 1]` is run `r`), at the middle of the
+/// density bounds. Keeps the policy, options and reclaim rule; returns the
+/// replaced array's counters. On an error `runs` is unchanged.
+fn replace_with_runs<S: Slot, P: GapPolicy + Clone>(
     runs: &mut PackedRuns<S, P>,
+    slots: &[S],
     starts: &[usize],
-    edges: &[WeightedEdge],
-    slot: impl Fn(&WeightedEdge) -> S,
 ) -> Result<PmaStats> {
     let run_count = runs.run_count();
     let mut fresh = PackedRuns::from_runs(
         runs.policy().clone(),
         *runs.config(),
-        (0..run_count).map(|r| edges[starts[r]..starts[r + 1]].iter().map(&slot)),
+        (0..run_count).map(|r| slots[starts[r]..starts[r + 1]].iter().copied()),
     )
     .map_err(pma_error)?;
     fresh.set_reclaim(runs.reclaim().clone());
@@ -214,20 +167,185 @@ fn add_stats(total: &mut PmaStats, more: &PmaStats) {
     total.policy_fallbacks += more.policy_fallbacks;
 }
 
-/// `starts` of edges sorted by `key`: `starts[r]..starts[r + 1]` is run `r`.
-fn run_starts(
-    edges: &[WeightedEdge],
-    run_count: usize,
-    key: impl Fn(&WeightedEdge) -> VertexId,
-) -> Vec<usize> {
-    let mut starts = vec![0usize; run_count + 1];
-    for edge in edges {
-        starts[key(edge) as usize + 1] += 1;
+/// Turns per-run counts (`counts[r + 1]` = run `r`'s length, `counts[0]`
+/// = 0) into run starts, in place.
+fn counts_to_starts(counts: &mut [usize]) {
+    for r in 1..counts.len() {
+        counts[r] += counts[r - 1];
     }
+}
+
+/// Under simple semantics: keeps the first slot of each run pointing to
+/// each target, moving kept slots down and fixing `starts`. `O(slots +
+/// runs)`; every target must be below the run count.
+fn keep_first_of_each_target<S: Slot>(slots: &mut Vec<S>, starts: &mut [usize]) {
+    let run_count = starts.len() - 1;
+    // `seen[t] == r + 1`: target `t` already kept in run `r`. One stamp
+    // array for all runs, so no clearing between them.
+    let mut seen = vec![0u32; run_count];
+    let mut write = 0;
+    let mut read_start = starts[0];
     for r in 0..run_count {
-        starts[r + 1] += starts[r];
+        let read_end = starts[r + 1];
+        starts[r] = write;
+        let stamp = r as u32 + 1;
+        for read in read_start..read_end {
+            let slot = slots[read];
+            let seen_at = &mut seen[slot.target().0 as usize];
+            if *seen_at != stamp {
+                *seen_at = stamp;
+                slots[write] = slot;
+                write += 1;
+            }
+        }
+        read_start = read_end;
     }
-    starts
+    starts[run_count] = write;
+    slots.truncate(write);
+}
+
+/// The edge arrays of a [`Vcsr`] with the out-edge slot type `S` fixed:
+/// the update paths, written once for plain and weighted slots.
+struct EdgeArrays<'g, S, P> {
+    out: &'g mut PackedRuns<S, P>,
+    out_degree: &'g mut Vec<u32>,
+    incoming: Option<&'g mut PackedRuns<Target, P>>,
+    in_degree: &'g mut Vec<u32>,
+    simple: bool,
+}
+
+/// What a one-pass bulk load did.
+struct BulkLoaded {
+    added: u64,
+    /// Counters of the arrays it replaced (out, in).
+    retired_out: PmaStats,
+    retired_in: Option<PmaStats>,
+}
+
+impl<S: Slot, P: GapPolicy + Clone> EdgeArrays<'_, S, P> {
+    /// Appends `src -> slot` to the out-edges only (ids already checked and
+    /// the graph grown); `false` for a simple-graph duplicate.
+    #[inline]
+    fn push_out(&mut self, src: VertexId, slot: S) -> Result<bool> {
+        if self.simple && find_live(self.out, src, slot.target().0).is_some() {
+            return Ok(false);
+        }
+        self.out.push(src as usize, slot).map_err(pma_error)?;
+        self.out_degree[src as usize] += 1;
+        Ok(true)
+    }
+
+    #[inline]
+    fn push_in(&mut self, src: VertexId, dst: VertexId) -> Result<()> {
+        if let Some(incoming) = self.incoming.as_deref_mut() {
+            incoming
+                .push(dst as usize, Target(src))
+                .map_err(pma_error)?;
+            self.in_degree[dst as usize] += 1;
+        }
+        Ok(())
+    }
+
+    /// Inserts a batch into non-empty arrays: the out-edges grouped by
+    /// source (a stable sort of an internal buffer of ready slots, so
+    /// arrival order is kept within a source and the result equals
+    /// inserting one at a time), then the added edges' in-edges grouped by
+    /// destination. Returns the edges added.
+    fn insert_grouped<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<u64> {
+        let mut grouped: Vec<(VertexId, S)> = Vec::with_capacity(edges.len());
+        edges.for_each_in(0..edges.len(), |src, dst, weight| {
+            grouped.push((src, S::new(dst, weight)));
+        });
+        grouped.sort_by_key(|&(src, _)| src);
+        let keep_in_edges = self.incoming.is_some();
+        let mut added_in: Vec<(VertexId, VertexId)> = Vec::new();
+        let mut added = 0;
+        for &(src, slot) in &grouped {
+            if self.push_out(src, slot)? {
+                added += 1;
+                if keep_in_edges {
+                    added_in.push((slot.target().0, src));
+                }
+            }
+        }
+        drop(grouped);
+        added_in.sort_by_key(|&(dst, _)| dst);
+        for &(dst, src) in &added_in {
+            self.push_in(src, dst)?;
+        }
+        Ok(added)
+    }
+
+    /// The batch path into an empty out-edge array: the arrays are laid out
+    /// once ([`PackedRuns::from_runs`]) from the batch grouped by source
+    /// with a counting sort, instead of taking the edges one by one, which
+    /// for a batch grouped by source is the worst case of any gap policy
+    /// (every vertex's edges arrive together). The batch is read in place
+    /// twice (count, scatter); the scatter buffer holds the finished slots.
+    fn bulk_load<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<BulkLoaded> {
+        let run_count = self.out.run_count();
+        let mut starts = vec![0usize; run_count + 1];
+        edges.for_each_in(0..edges.len(), |src, _, _| starts[src as usize + 1] += 1);
+        counts_to_starts(&mut starts);
+        let mut slots = vec![S::default(); edges.len()];
+        let mut cursor = starts[..run_count].to_vec();
+        edges.for_each_in(0..edges.len(), |src, dst, weight| {
+            let at = &mut cursor[src as usize];
+            slots[*at] = S::new(dst, weight);
+            *at += 1;
+        });
+        drop(cursor);
+        if self.simple {
+            keep_first_of_each_target(&mut slots, &mut starts);
+        }
+        let retired_out = replace_with_runs(self.out, &slots, &starts)?;
+        for (degree, bounds) in self.out_degree.iter_mut().zip(starts.windows(2)) {
+            *degree += (bounds[1] - bounds[0]) as u32;
+        }
+        let added = slots.len() as u64;
+        let mut retired_in = None;
+        if let Some(incoming) = self.incoming.as_deref_mut() {
+            if incoming.is_empty() {
+                // Transpose the finished out-edges with a second counting
+                // sort: each in-list comes out ordered by source.
+                let mut in_starts = vec![0usize; run_count + 1];
+                for slot in &slots {
+                    in_starts[slot.target().0 as usize + 1] += 1;
+                }
+                counts_to_starts(&mut in_starts);
+                let mut sources = vec![Target::default(); slots.len()];
+                let mut cursor = in_starts[..run_count].to_vec();
+                for (src, bounds) in starts.windows(2).enumerate() {
+                    for slot in &slots[bounds[0]..bounds[1]] {
+                        let at = &mut cursor[slot.target().0 as usize];
+                        sources[*at] = Target(src as VertexId);
+                        *at += 1;
+                    }
+                }
+                drop(cursor);
+                retired_in = Some(replace_with_runs(incoming, &sources, &in_starts)?);
+                for (degree, bounds) in self.in_degree.iter_mut().zip(in_starts.windows(2)) {
+                    *degree += (bounds[1] - bounds[0]) as u32;
+                }
+            } else {
+                // Out-edges empty but in-edges holding tombstones: append.
+                for (src, bounds) in starts.windows(2).enumerate() {
+                    for slot in &slots[bounds[0]..bounds[1]] {
+                        let dst = slot.target().0;
+                        incoming
+                            .push(dst as usize, Target(src as VertexId))
+                            .map_err(pma_error)?;
+                        self.in_degree[dst as usize] += 1;
+                    }
+                }
+            }
+        }
+        Ok(BulkLoaded {
+            added,
+            retired_out,
+            retired_in,
+        })
+    }
 }
 
 /// Counters of a [`Vcsr`]: the pma stats of its edge arrays and the
@@ -269,6 +387,11 @@ impl VcsrStats {
         levels
     }
 
+    /// Rebalances over all levels, both arrays added up.
+    pub fn rebalances(&self) -> u64 {
+        self.out_edges.rebalances() + self.in_edges.as_ref().map_or(0, PmaStats::rebalances)
+    }
+
     /// Elements moved, both arrays added up.
     pub fn elements_moved(&self) -> u64 {
         self.out_edges.elements_moved + self.in_edges.as_ref().map_or(0, |s| s.elements_moved)
@@ -277,6 +400,16 @@ impl VcsrStats {
     /// Resizes (grows and shrinks), both arrays added up.
     pub fn resizes(&self) -> u64 {
         self.out_edges.resizes() + self.in_edges.as_ref().map_or(0, PmaStats::resizes)
+    }
+
+    /// The counters [`GraphStore::maintenance`] reports: both arrays added
+    /// up.
+    pub fn maintenance(&self) -> MaintenanceStats {
+        MaintenanceStats {
+            rebalances: self.rebalances(),
+            elements_moved: self.elements_moved(),
+            resizes: self.resizes(),
+        }
     }
 }
 
@@ -289,36 +422,47 @@ impl VcsrStats {
 /// (the paper's Algorithm 1) and a scan is a slice walk, as in CSR. The
 /// gap policy `P` decides how a redistributed window shares its free slots
 /// ([`DegreeProportional`] by default; any [`GapPolicy`] through
-/// [`Vcsr::with_policy`]).
+/// [`VcsrOptions::policy`]).
+///
+/// In-edges and weights are options ([`VcsrOptions::store`]); reading them
+/// goes through [`InEdges::in_edges`] ([`VcsrInEdges`]) and
+/// [`EdgeWeights::edge_weights`] ([`VcsrWeights`]), which fail with
+/// [`Error::MissingCapability`] on a graph built without them.
 ///
 /// # Cost model
 /// - Insert: `O(1)` when the vertex's gap has room; otherwise a shift of
 ///   neighbouring runs inside the section, or a redistribution of the
 ///   smallest window within its density bounds, amortized polylogarithmic
 ///   and rare when future inserts follow current degree (counted in
-///   [`Vcsr::stats`]). Batches are grouped by source first. Under
-///   [`Semantics::Simple`] the duplicate check scans the source's run,
-///   `O(degree)`.
+///   [`Vcsr::stats`]). Batches are grouped by source first (out-lists keep
+///   arrival order; a batch's edges reach each in-list in source order); a
+///   batch into an empty edge array (and [`FromEdges::from_edges`]) lays
+///   the arrays out in one pass. Under [`Semantics::Simple`] the duplicate
+///   check scans the source's run, `O(degree)`.
 /// - Delete: `O(degree)` to find the oldest live occurrence, then a
 ///   tombstone (the top bit of the slot's target). Every reader skips
 ///   tombstones; the next redistribution of their window, or
 ///   [`Vcsr::compact`], reclaims them (not while a snapshot is alive).
-/// - Scan: one slice per vertex with a tombstone-bit test per slot; the
-///   gaps after each run are skipped, not read.
+/// - Scan: one slice per vertex; while the array holds no tombstone (or
+///   the vertex's run holds none) the walk tests nothing per slot, as in
+///   CSR; otherwise a tombstone-bit test per slot. The gaps after each run
+///   are skipped, not read.
 /// - Memory: 4 bytes per slot (8 with weights) at a density kept between
 ///   the pma's root bounds, plus per vertex the degree (4 bytes) and the
 ///   pma's start, length and section bookkeeping. Doubled by in-edges.
-///   [`Vcsr::memory_bytes`] reports it; `BENCHMARKS.md` has bytes per edge
-///   against `Csr`.
-/// - Snapshot: `O(V)` copy of the degrees; see [`crate::snapshot`].
+///   [`GraphStore::memory_bytes`] reports it; `BENCHMARKS.md` has bytes per
+///   edge against `Csr`.
+/// - Snapshot: `O(V)` copy of the degrees (DGAP's degree cache); while one
+///   is alive, no tombstone is reclaimed and each delete records its time.
+///   See [`crate::snapshot`].
 ///
 /// Vertex ids must be below `2^31` (the top bit marks tombstones).
 ///
 /// ```
-/// use dyngraph_core::{GraphUpdate, OutNeighbors, Semantics};
-/// use dyngraph_vcsr::{StoreOptions, Vcsr};
+/// use dyngraph_core::{GraphUpdate, OutNeighbors, Semantics, StoreOptions};
+/// use dyngraph_vcsr::{Vcsr, VcsrOptions};
 ///
-/// let mut graph = Vcsr::new(StoreOptions::new(Semantics::Multigraph))?;
+/// let mut graph = Vcsr::new(VcsrOptions::new(StoreOptions::new(Semantics::Multigraph)))?;
 /// graph.insert_edge(0, 1)?;
 /// graph.insert_edge(0, 5)?; // grows the vertex array to 6 vertices
 /// graph.insert_edge(0, 1)?;
@@ -331,62 +475,46 @@ impl VcsrStats {
 #[derive(Clone, Debug)]
 pub struct Vcsr<P = DegreeProportional> {
     pub(crate) out: OutRuns<P>,
-    out_degree: Vec<u32>,
+    pub(crate) out_degree: Vec<u32>,
     pub(crate) incoming: Option<PackedRuns<Target, P>>,
-    in_degree: Vec<u32>,
+    pub(crate) in_degree: Vec<u32>,
     edge_count: u64,
-    semantics: Semantics,
-    vertex_limit: usize,
     pub(crate) history: History,
     /// Counters of edge arrays replaced by a bulk load or [`Vcsr::repack`]
     /// (out, in), added into [`Vcsr::stats`].
     retired: (PmaStats, PmaStats),
-    config: VcsrConfig,
-}
-
-impl Vcsr<DegreeProportional> {
-    /// An empty graph with the default [`DegreeProportional`] policy.
-    pub fn new(options: StoreOptions) -> Result<Self> {
-        Self::with_policy(options, DegreeProportional::default())
-    }
+    options: VcsrOptions<P>,
 }
 
 impl<P: GapPolicy + Clone> Vcsr<P> {
-    /// An empty graph whose edge arrays use `policy` (cloned for the
-    /// in-edges). Refuses a vertex limit above `2^31`.
-    pub fn with_policy(options: StoreOptions, policy: P) -> Result<Self> {
-        Self::with_config(options, policy, VcsrConfig::default())
-    }
-
-    /// An empty graph with `policy` and the pma configuration of each edge
-    /// array (density thresholds, growth, section size, minimum capacity;
-    /// a [`PmaConfig`] applies to both): raising an array's root upper
-    /// threshold trades its insert speed for fewer bytes per edge and,
-    /// for the in-edges, faster pull kernels. Refuses a vertex limit above
-    /// `2^31` and an invalid configuration.
-    pub fn with_config(
-        options: StoreOptions,
-        policy: P,
-        config: impl Into<VcsrConfig>,
-    ) -> Result<Self> {
-        let VcsrConfig {
-            out_edges: config,
-            in_edges: in_config,
-        } = config.into();
-        if options.vertex_limit > MAX_VERTICES {
+    /// An empty graph built with `options`: semantics, weights, in-edges
+    /// and vertex limit, the gap policy (cloned for the in-edges) and each
+    /// edge array's pma options. Refuses a vertex limit above `2^31` and
+    /// invalid pma options.
+    ///
+    /// The default policy is pinned by [`VcsrOptions::new`];
+    /// `VcsrOptions::from(StoreOptions)` needs the graph's type spelled
+    /// out (`let graph: Vcsr = ...`).
+    pub fn new(options: VcsrOptions<P>) -> Result<Self> {
+        let store = options.store;
+        if store.vertex_limit > MAX_VERTICES {
             return Err(Error::InvalidArgument(format!(
                 "vertex limit {} exceeds VCSR's 2^31 (the top id bit marks deletions)",
-                options.vertex_limit
+                store.vertex_limit
             )));
         }
-        let invalid = |e: PmaError| Error::InvalidArgument(format!("pma configuration: {e}"));
-        let out = if options.weighted {
-            OutRuns::Weighted(PackedRuns::with_config(policy.clone(), config).map_err(invalid)?)
+        let invalid = |e: PmaError| Error::InvalidArgument(format!("pma options: {e}"));
+        let policy = options.policy.clone();
+        let out_options = options.out_edge_array;
+        let out = if store.weighted {
+            OutRuns::Weighted(
+                PackedRuns::with_config(policy.clone(), out_options).map_err(invalid)?,
+            )
         } else {
-            OutRuns::Plain(PackedRuns::with_config(policy.clone(), config).map_err(invalid)?)
+            OutRuns::Plain(PackedRuns::with_config(policy.clone(), out_options).map_err(invalid)?)
         };
-        let incoming = if options.in_edges {
-            Some(PackedRuns::with_config(policy, in_config).map_err(invalid)?)
+        let incoming = if store.in_edges {
+            Some(PackedRuns::with_config(policy, options.in_edge_array).map_err(invalid)?)
         } else {
             None
         };
@@ -396,45 +524,22 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             incoming,
             in_degree: Vec::new(),
             edge_count: 0,
-            semantics: options.semantics,
-            vertex_limit: options.vertex_limit,
             history: History::default(),
             retired: Default::default(),
-            config: VcsrConfig {
-                out_edges: config,
-                in_edges: in_config,
-            },
+            options,
         })
     }
-}
 
-impl<P: GapPolicy + Clone> Vcsr<P> {
-    /// The pma configurations the graph was built with (the in-edge one
-    /// is unused when no in-edges are kept).
-    pub fn config(&self) -> VcsrConfig {
-        self.config
+    /// The options the graph was built with (the policy as given; the edge
+    /// arrays keep their own copies, which a stateful policy updates).
+    pub fn options(&self) -> &VcsrOptions<P> {
+        &self.options
     }
 
     /// Whether `src -> dst` exists. `O(degree(src))`.
     pub fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
         (src as usize) < self.vertex_count()
             && with_out_runs!(&self.out, runs => find_live(runs, src, dst).is_some())
-    }
-
-    /// A detached snapshot of the current edges (see [`crate::snapshot`]):
-    /// the graph may keep changing; [`Vcsr::view`] reads it. `O(V)`.
-    pub fn snapshot(&self) -> Snapshot {
-        self.history.take(
-            &self.out_degree,
-            self.incoming.as_ref().map(|_| &self.in_degree[..]),
-            self.edge_count,
-        )
-    }
-
-    /// A read view of the graph as it was when `snapshot` was taken.
-    /// Fails if the snapshot comes from another graph.
-    pub fn view<'a>(&'a self, snapshot: &'a Snapshot) -> Result<SnapshotView<'a, P>> {
-        SnapshotView::new(self, snapshot)
     }
 
     /// Redistributes the edge arrays over their whole length, reclaiming
@@ -509,7 +614,8 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     }
 
     /// Heap bytes held: edge arrays (slots and per-run bookkeeping), the
-    /// degree arrays, and the snapshot records.
+    /// degree arrays, and the snapshot records (a snapshot's own degree
+    /// copy is its memory, not the graph's).
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         with_out_runs!(&self.out, runs => runs.memory_bytes())
@@ -574,7 +680,9 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     }
 
     /// Pauses or resumes tombstone reclamation when snapshots appeared or
-    /// all went away since the last update.
+    /// all went away since the last update. Every path that changes the
+    /// arrays calls it first: a snapshot relies on no tombstone being
+    /// reclaimed (and no run index shifting) while it lives.
     fn before_update(&mut self) {
         if let Some(paused) = self.history.sync() {
             fn rule<T>(paused: bool) -> Reclaim<T> {
@@ -620,124 +728,64 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         Ok(())
     }
 
-    /// Appends `src -> dst` to the out-edges only (ids already checked and
-    /// the graph grown); `false` for a simple-graph duplicate.
-    fn push_out(&mut self, src: VertexId, dst: VertexId, weight: Weight) -> Result<bool> {
-        let duplicate = self.semantics == Semantics::Simple
-            && with_out_runs!(&self.out, runs => find_live(runs, src, dst).is_some());
-        if duplicate {
-            return Ok(false);
-        }
-        with_out_runs!(&mut self.out, runs => runs.push(src as usize, Slot::new(dst, weight)))
-            .map_err(pma_error)?;
-        self.out_degree[src as usize] += 1;
-        self.edge_count += 1;
-        Ok(true)
-    }
-
-    fn push_in(&mut self, src: VertexId, dst: VertexId) -> Result<()> {
-        if let Some(incoming) = &mut self.incoming {
-            incoming
-                .push(dst as usize, Target(src))
-                .map_err(pma_error)?;
-            self.in_degree[dst as usize] += 1;
-        }
-        Ok(())
-    }
-
     fn insert_one(&mut self, src: VertexId, dst: VertexId, weight: Weight) -> Result<bool> {
-        check_limit(self.vertex_limit, [src, dst])?;
+        check_limit(self.options.store.vertex_limit, [src, dst])?;
         self.before_update();
         self.grow(src.max(dst) as usize + 1)?;
-        let added = self.push_out(src, dst, weight)?;
-        if added {
-            self.push_in(src, dst)?;
-        }
+        let added = with_edge_arrays!(&mut *self, arrays => {
+            let added = arrays.push_out(src, Slot::new(dst, weight))?;
+            if added {
+                arrays.push_in(src, dst)?;
+            }
+            added
+        });
+        self.edge_count += u64::from(added);
         Ok(added)
     }
 
-    /// The batch path into an empty edge array: the arrays are laid out
-    /// once from the grouped batch ([`PackedRuns::from_runs`]) instead of
-    /// taking the edges one by one, which for a batch grouped by source is
-    /// the worst case of any gap policy (every vertex's edges arrive
-    /// together).
-    fn bulk_load(&mut self, mut batch: Vec<WeightedEdge>) -> Result<UpdateReport> {
-        if self.semantics == Semantics::Simple {
-            // Keep each source's first occurrence of a destination.
-            let mut seen = std::collections::HashSet::new();
-            batch.retain(|e| seen.insert((e.src, e.dst)));
-        }
-        let run_count = with_out_runs!(&self.out, runs => runs.run_count());
-        let starts = run_starts(&batch, run_count, |e| e.src);
-        let old = with_out_runs!(&mut self.out, runs => bulk_build(runs, &starts, &batch, |e| Slot::new(e.dst, e.weight)))?;
-        add_stats(&mut self.retired.0, &old);
-        for edge in &batch {
-            self.out_degree[edge.src as usize] += 1;
-        }
-        if let Some(incoming) = &mut self.incoming {
-            if incoming.is_empty() {
-                batch.sort_by_key(|e| e.dst);
-                let starts = run_starts(&batch, incoming.run_count(), |e| e.dst);
-                let old = bulk_build(incoming, &starts, &batch, |e| Target(e.src))?;
-                add_stats(&mut self.retired.1, &old);
-                for edge in &batch {
-                    self.in_degree[edge.dst as usize] += 1;
-                }
-            } else {
-                // Out-edges empty but in-edges holding tombstones: append.
-                for edge in &batch {
-                    incoming
-                        .push(edge.dst as usize, Target(edge.src))
-                        .map_err(pma_error)?;
-                    self.in_degree[edge.dst as usize] += 1;
-                }
+    /// A batch whose largest id is `max` (`None`: no edges), read in place:
+    /// one pass into an empty out-edge array, grouped by source otherwise.
+    /// Every id is checked before anything changes.
+    fn insert_batch<E: EdgeSource + ?Sized>(
+        &mut self,
+        edges: &E,
+        max: Option<VertexId>,
+    ) -> Result<UpdateReport> {
+        let Some(max) = max else {
+            return Ok(UpdateReport::default());
+        };
+        check_limit(self.options.store.vertex_limit, [max])?;
+        self.before_update();
+        self.grow(max as usize + 1)?;
+        let empty = with_out_runs!(&self.out, runs => runs.is_empty());
+        let added = if empty {
+            let loaded = with_edge_arrays!(&mut *self, arrays => arrays.bulk_load(edges))?;
+            add_stats(&mut self.retired.0, &loaded.retired_out);
+            if let Some(retired_in) = &loaded.retired_in {
+                add_stats(&mut self.retired.1, retired_in);
             }
-        }
-        self.edge_count += batch.len() as u64;
+            loaded.added
+        } else if edges.len() == 1 {
+            // A replay's one-edge batches: the single-edge path, without
+            // the grouping buffers (two allocations per edge otherwise).
+            let edge = edges.edge(0);
+            with_edge_arrays!(&mut *self, arrays => {
+                let added = arrays.push_out(edge.src, Slot::new(edge.dst, edge.weight))?;
+                if added {
+                    arrays.push_in(edge.src, edge.dst)?;
+                }
+                u64::from(added)
+            })
+        } else {
+            with_edge_arrays!(&mut *self, arrays => arrays.insert_grouped(edges))?
+        };
+        self.edge_count += added;
         Ok(UpdateReport {
-            edges_added: batch.len() as u64,
+            edges_added: added,
             edges_removed: 0,
         })
     }
 
-    /// The batch path: out-edges grouped by source (arrival order kept
-    /// within a source, so the result equals inserting one at a time), then
-    /// the added edges' in-edges grouped by destination.
-    fn insert_batch(
-        &mut self,
-        edges: impl ExactSizeIterator<Item = WeightedEdge> + Clone,
-    ) -> Result<UpdateReport> {
-        let Some(max) = edges.clone().map(|e| e.src.max(e.dst)).max() else {
-            return Ok(UpdateReport::default());
-        };
-        check_limit(self.vertex_limit, [max])?;
-        self.before_update();
-        self.grow(max as usize + 1)?;
-        let mut batch: Vec<WeightedEdge> = edges.collect();
-        batch.sort_by_key(|e| e.src); // stable: arrival order within a source
-        if with_out_runs!(&self.out, runs => runs.is_empty()) {
-            return self.bulk_load(batch);
-        }
-        let keep_in_edges = self.incoming.is_some();
-        let mut report = UpdateReport::default();
-        let mut added = Vec::new();
-        for edge in &batch {
-            if self.push_out(edge.src, edge.dst, edge.weight)? {
-                report.edges_added += 1;
-                if keep_in_edges {
-                    added.push(edge.edge());
-                }
-            }
-        }
-        added.sort_by_key(|e| e.dst);
-        for edge in &added {
-            self.push_in(edge.src, edge.dst)?;
-        }
-        Ok(report)
-    }
-}
-
-impl<P: GapPolicy + Clone> Vcsr<P> {
     fn delete_one(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
         let n = self.vertex_count();
         if src as usize >= n || dst as usize >= n {
@@ -761,6 +809,13 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         self.history.tick();
         self.edge_count -= 1;
         Ok(true)
+    }
+
+    /// Whether the out-edge array holds no tombstone at all, so every run
+    /// is read as a clean slice without looking at its degree.
+    #[inline]
+    fn out_is_clean(&self) -> bool {
+        with_out_runs!(&self.out, runs => runs.len() as u64 == self.edge_count)
     }
 }
 
@@ -830,10 +885,18 @@ impl Iterator for VcsrNeighbors<'_> {
     }
 }
 
-/// `(neighbour, weight)` of one vertex of a [`Vcsr`]; weight 1 when none
-/// are kept.
+/// The live slots of one weighted run.
 #[derive(Clone, Debug)]
-pub struct VcsrWeightedNeighbors<'a>(LiveSlots<'a>);
+enum LiveWeightedSlots<'a> {
+    /// No tombstone in the run: no test per slot.
+    Clean(std::slice::Iter<'a, WeightedTarget>),
+    Tested(std::slice::Iter<'a, WeightedTarget>),
+}
+
+/// `(neighbour, weight)` of one vertex of a weighted [`Vcsr`]: what
+/// [`VcsrWeights`] walks.
+#[derive(Clone, Debug)]
+pub struct VcsrWeightedNeighbors<'a>(LiveWeightedSlots<'a>);
 
 impl Iterator for VcsrWeightedNeighbors<'_> {
     type Item = (VertexId, Weight);
@@ -841,11 +904,128 @@ impl Iterator for VcsrWeightedNeighbors<'_> {
     #[inline]
     fn next(&mut self) -> Option<(VertexId, Weight)> {
         match &mut self.0 {
-            LiveSlots::Clean(slots) => slots.next().map(|t| (t.0, 1.0)),
-            LiveSlots::Plain(slots) => slots.find(|t| t.is_live()).map(|t| (t.0, 1.0)),
-            LiveSlots::Weighted(slots) => slots
+            LiveWeightedSlots::Clean(slots) => slots.next().map(|s| (s.target.0, s.weight)),
+            LiveWeightedSlots::Tested(slots) => slots
                 .find(|s| s.target.is_live())
                 .map(|s| (s.target.0, s.weight)),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            LiveWeightedSlots::Clean(slots) => (slots.len(), Some(slots.len())),
+            LiveWeightedSlots::Tested(slots) => (0, Some(slots.len())),
+        }
+    }
+
+    /// One dispatch per vertex, as [`VcsrNeighbors`]' `fold`.
+    #[inline]
+    fn fold<B, F: FnMut(B, (VertexId, Weight)) -> B>(self, init: B, mut f: F) -> B {
+        match self.0 {
+            LiveWeightedSlots::Clean(slots) => {
+                slots.fold(init, |acc, s| f(acc, (s.target.0, s.weight)))
+            }
+            LiveWeightedSlots::Tested(slots) => slots.fold(init, |acc, s| {
+                if s.target.is_live() {
+                    f(acc, (s.target.0, s.weight))
+                } else {
+                    acc
+                }
+            }),
+        }
+    }
+}
+
+/// The in-edges of a [`Vcsr`] built with them: what [`InEdges::in_edges`]
+/// returns. A `Copy` handle of references, so a pull kernel's loop pays no
+/// capability check per vertex.
+pub struct VcsrInEdges<'a, P = DegreeProportional> {
+    runs: &'a PackedRuns<Target, P>,
+    degrees: &'a [u32],
+    /// No tombstone anywhere in the in-edge array (decided once, when the
+    /// handle is made): every run is a clean slice and the degree array is
+    /// not read by a scan.
+    clean: bool,
+}
+
+impl<P> Clone for VcsrInEdges<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for VcsrInEdges<'_, P> {}
+
+impl<P> fmt::Debug for VcsrInEdges<'_, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VcsrInEdges")
+            .field("vertex_count", &self.degrees.len())
+            .field("clean", &self.clean)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, P: GapPolicy> InNeighbors for VcsrInEdges<'a, P> {
+    type InNeighbors = VcsrNeighbors<'a>;
+
+    #[inline]
+    fn in_degree(self, v: VertexId) -> u64 {
+        u64::from(self.degrees[v as usize])
+    }
+
+    #[inline]
+    fn in_neighbors(self, v: VertexId) -> VcsrNeighbors<'a> {
+        // One run per vertex, so a missing run is an id outside the graph.
+        let Some(run) = self.runs.run(v as usize) else {
+            vertex_out_of_range(v)
+        };
+        if self.clean {
+            VcsrNeighbors(LiveSlots::Clean(run.iter()))
+        } else {
+            VcsrNeighbors(live_slots(run, self.degrees[v as usize] as usize))
+        }
+    }
+}
+
+/// The weighted out-edges of a weighted [`Vcsr`]: what
+/// [`EdgeWeights::edge_weights`] returns, a `Copy` handle like
+/// [`VcsrInEdges`].
+pub struct VcsrWeights<'a, P = DegreeProportional> {
+    runs: &'a PackedRuns<WeightedTarget, P>,
+    degrees: &'a [u32],
+    /// No tombstone anywhere in the out-edge array.
+    clean: bool,
+}
+
+impl<P> Clone for VcsrWeights<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for VcsrWeights<'_, P> {}
+
+impl<P> fmt::Debug for VcsrWeights<'_, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VcsrWeights")
+            .field("vertex_count", &self.degrees.len())
+            .field("clean", &self.clean)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, P: GapPolicy> WeightedOutNeighbors for VcsrWeights<'a, P> {
+    type WeightedOutNeighbors = VcsrWeightedNeighbors<'a>;
+
+    #[inline]
+    fn out_neighbors_weighted(self, v: VertexId) -> VcsrWeightedNeighbors<'a> {
+        let Some(run) = self.runs.run(v as usize) else {
+            vertex_out_of_range(v)
+        };
+        if self.clean || run.len() == self.degrees[v as usize] as usize {
+            VcsrWeightedNeighbors(LiveWeightedSlots::Clean(run.iter()))
+        } else {
+            VcsrWeightedNeighbors(LiveWeightedSlots::Tested(run.iter()))
         }
     }
 }
@@ -856,33 +1036,13 @@ impl<P: GapPolicy + Clone> Graph for Vcsr<P> {
         self.out_degree.len()
     }
 
+    #[inline]
     fn edge_count(&self) -> u64 {
         self.edge_count
     }
 
     fn semantics(&self) -> Semantics {
-        self.semantics
-    }
-}
-
-impl<P: GapPolicy + Clone> Vcsr<P> {
-    #[inline]
-    fn live_out(&self, v: VertexId) -> LiveSlots<'_> {
-        match &self.out {
-            OutRuns::Plain(runs) => {
-                let run = runs.run(v as usize).unwrap_or(&[]);
-                // With no tombstone anywhere every run is clean, and a scan
-                // need not read the degree array at all.
-                if runs.len() as u64 == self.edge_count {
-                    LiveSlots::Clean(run.iter())
-                } else {
-                    live_slots(run, self.out_degree[v as usize] as usize)
-                }
-            }
-            OutRuns::Weighted(runs) => {
-                LiveSlots::Weighted(runs.run(v as usize).unwrap_or(&[]).iter())
-            }
-        }
+        self.options.store.semantics
     }
 }
 
@@ -899,63 +1059,65 @@ impl<P: GapPolicy + Clone> OutNeighbors for Vcsr<P> {
 
     #[inline]
     fn out_neighbors(&self, v: VertexId) -> VcsrNeighbors<'_> {
-        VcsrNeighbors(self.live_out(v))
+        match &self.out {
+            OutRuns::Plain(runs) => {
+                let Some(run) = runs.run(v as usize) else {
+                    vertex_out_of_range(v)
+                };
+                // With no tombstone anywhere every run is clean, and a scan
+                // need not read the degree array at all.
+                if runs.len() as u64 == self.edge_count {
+                    VcsrNeighbors(LiveSlots::Clean(run.iter()))
+                } else {
+                    VcsrNeighbors(live_slots(run, self.out_degree[v as usize] as usize))
+                }
+            }
+            OutRuns::Weighted(runs) => {
+                let Some(run) = runs.run(v as usize) else {
+                    vertex_out_of_range(v)
+                };
+                VcsrNeighbors(LiveSlots::Weighted(run.iter()))
+            }
+        }
     }
 }
 
-impl<P: GapPolicy + Clone> WeightedOutNeighbors for Vcsr<P> {
-    type WeightedOutNeighbors<'a>
-        = VcsrWeightedNeighbors<'a>
+impl<P: GapPolicy + Clone + Sync> InEdges for Vcsr<P> {
+    type InEdges<'a>
+        = VcsrInEdges<'a, P>
     where
         Self: 'a;
 
-    fn has_weights(&self) -> bool {
-        matches!(self.out, OutRuns::Weighted(_))
-    }
-
     #[inline]
-    fn out_neighbors_weighted(&self, v: VertexId) -> VcsrWeightedNeighbors<'_> {
-        VcsrWeightedNeighbors(self.live_out(v))
+    fn in_edges(&self) -> Result<VcsrInEdges<'_, P>> {
+        match &self.incoming {
+            Some(runs) => Ok(VcsrInEdges {
+                runs,
+                degrees: &self.in_degree,
+                // As in `out_neighbors`: no tombstone anywhere, no degree
+                // lookup.
+                clean: runs.len() as u64 == self.edge_count,
+            }),
+            None => Err(Error::missing("Vcsr", Capability::InEdges)),
+        }
     }
 }
 
-impl<P: GapPolicy + Clone> InNeighbors for Vcsr<P> {
-    type InNeighbors<'a>
-        = VcsrNeighbors<'a>
+impl<P: GapPolicy + Clone + Sync> EdgeWeights for Vcsr<P> {
+    type EdgeWeights<'a>
+        = VcsrWeights<'a, P>
     where
         Self: 'a;
 
-    fn has_in_edges(&self) -> bool {
-        self.incoming.is_some()
-    }
-
     #[inline]
-    fn in_degree(&self, v: VertexId) -> u64 {
-        assert!(
-            (v as usize) < self.vertex_count(),
-            "vertex {v} out of range"
-        );
-        self.in_degree.get(v as usize).copied().map_or(0, u64::from)
-    }
-
-    #[inline]
-    fn in_neighbors(&self, v: VertexId) -> VcsrNeighbors<'_> {
-        assert!(
-            (v as usize) < self.vertex_count(),
-            "vertex {v} out of range"
-        );
-        let Some(runs) = &self.incoming else {
-            return VcsrNeighbors(LiveSlots::Clean([].iter()));
-        };
-        let slots = runs.run(v as usize).unwrap_or(&[]);
-        // As in `live_out`: no tombstone anywhere, no degree lookup.
-        if runs.len() as u64 == self.edge_count {
-            VcsrNeighbors(LiveSlots::Clean(slots.iter()))
-        } else {
-            VcsrNeighbors(live_slots(
-                slots,
-                self.in_degree.get(v as usize).map_or(0, |&d| d as usize),
-            ))
+    fn edge_weights(&self) -> Result<VcsrWeights<'_, P>> {
+        match &self.out {
+            OutRuns::Weighted(runs) => Ok(VcsrWeights {
+                runs,
+                degrees: &self.out_degree,
+                clean: self.out_is_clean(),
+            }),
+            OutRuns::Plain(_) => Err(Error::missing("Vcsr", Capability::Weights)),
         }
     }
 }
@@ -978,22 +1140,76 @@ impl<P: GapPolicy + Clone> GraphUpdate for Vcsr<P> {
         self.delete_one(src, dst)
     }
 
-    fn insert_edges(&mut self, edges: &[Edge]) -> Result<UpdateReport> {
-        self.insert_batch(edges.iter().map(|e| WeightedEdge::new(e.src, e.dst, 1.0)))
-    }
-
-    fn insert_weighted_edges(&mut self, edges: &[WeightedEdge]) -> Result<UpdateReport> {
-        self.insert_batch(edges.iter().copied())
+    /// Grouped by source (one pass into an empty edge array); see
+    /// [`Vcsr`]'s cost model.
+    fn insert_edges<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<UpdateReport> {
+        self.insert_batch(edges, edges.max_vertex())
     }
 
     fn add_vertices(&mut self, count: usize) -> Result<Range<VertexId>> {
         let start = self.vertex_count();
-        let end = add_vertices_end(start, count, self.vertex_limit)?;
+        let end = add_vertices_end(start, count, self.options.store.vertex_limit)?;
+        self.before_update();
         self.grow(end)?;
         Ok(start as VertexId..end as VertexId)
     }
 
     fn vertex_limit(&self) -> usize {
-        self.vertex_limit
+        self.options.store.vertex_limit
+    }
+}
+
+impl<P: GapPolicy + Clone + Default + fmt::Debug> FromEdges for Vcsr<P> {
+    type Options = VcsrOptions<P>;
+
+    /// An empty graph with `options`, sized for the source's vertex bound
+    /// (its declared count when larger than the ids), then the edges laid
+    /// out in one pass (see [`Vcsr`]'s cost model).
+    fn from_edges<E: EdgeSource + ?Sized>(edges: &E, options: VcsrOptions<P>) -> Result<Self> {
+        let mut graph = Vcsr::new(options)?;
+        let bound = checked_vertex_bound(edges, graph.options.store.vertex_limit)?;
+        graph.grow(bound)?;
+        // The bound covers every id, so the batch needs no second pass over
+        // the ids to find its largest.
+        graph.insert_batch(edges, bound.checked_sub(1).map(|m| m as VertexId))?;
+        Ok(graph)
+    }
+}
+
+impl<P: GapPolicy + Clone + Sync> Snapshots for Vcsr<P> {
+    type Snapshot = VcsrSnapshot;
+    type View<'a>
+        = VcsrView<'a, P>
+    where
+        Self: 'a;
+
+    /// A detached snapshot of the current edges (see [`crate::snapshot`]):
+    /// the graph may keep changing; [`Snapshots::view`] reads it. `O(V)`.
+    fn snapshot(&self) -> VcsrSnapshot {
+        self.history.take(
+            &self.out_degree,
+            self.incoming.as_ref().map(|_| &self.in_degree[..]),
+            self.edge_count,
+        )
+    }
+
+    /// A read view of the graph as it was when `snapshot` was taken.
+    /// Fails if the snapshot comes from another graph.
+    fn view<'a>(&'a self, snapshot: &'a VcsrSnapshot) -> Result<VcsrView<'a, P>> {
+        VcsrView::new(self, snapshot)
+    }
+}
+
+impl<P: GapPolicy + Clone + Default + fmt::Debug + Send + Sync> GraphStore for Vcsr<P> {
+    const NAME: &'static str = "Vcsr";
+
+    fn memory_bytes(&self) -> usize {
+        Vcsr::memory_bytes(self)
+    }
+
+    /// Both edge arrays' rebalances (all levels), elements moved and
+    /// resizes, including arrays replaced by bulk loads and repacks.
+    fn maintenance(&self) -> Option<MaintenanceStats> {
+        Some(self.stats().maintenance())
     }
 }

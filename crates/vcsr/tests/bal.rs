@@ -2,8 +2,8 @@
 
 mod common;
 
-use dyngraph_core::VertexId;
-use dyngraph_vcsr::{Bal, StoreOptions};
+use dyngraph_core::{StoreOptions, VertexId};
+use dyngraph_vcsr::Bal;
 
 impl common::Store for Bal {
     fn build(options: StoreOptions) -> Self {
@@ -19,7 +19,7 @@ store_tests!(Bal, 64);
 
 #[test]
 fn long_chains_shift_across_blocks() {
-    use dyngraph_core::{GraphUpdate, OutNeighbors};
+    use dyngraph_core::{EdgeWeights, GraphUpdate, OutNeighbors, WeightedOutNeighbors};
     let mut bal = Bal::new(StoreOptions::default().weighted(true)).unwrap();
     for i in 0..2000u32 {
         bal.insert_weighted_edge(7, i % 700, i as f32).unwrap();
@@ -32,7 +32,10 @@ fn long_chains_shift_across_blocks() {
     let want: Vec<u32> = (700..2000).map(|i| i % 700).collect();
     assert_eq!(bal.out_neighbors(7).collect::<Vec<_>>(), want);
     assert_eq!(bal.stats().blocks - bal.stats().free_blocks, 3);
-    let weights: Vec<f32> = dyngraph_core::WeightedOutNeighbors::out_neighbors_weighted(&bal, 7)
+    let weights: Vec<f32> = bal
+        .edge_weights()
+        .unwrap()
+        .out_neighbors_weighted(7)
         .map(|(_, w)| w)
         .collect();
     let want: Vec<f32> = (700..2000).map(|i| i as f32).collect();

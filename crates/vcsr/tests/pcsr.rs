@@ -2,8 +2,8 @@
 
 mod common;
 
-use dyngraph_core::VertexId;
-use dyngraph_vcsr::{Pcsr, StoreOptions};
+use dyngraph_core::{StoreOptions, VertexId};
+use dyngraph_vcsr::Pcsr;
 
 impl common::Store for Pcsr {
     fn build(options: StoreOptions) -> Self {

@@ -4,12 +4,14 @@
 mod common;
 
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
-use dyngraph_core::{Csr, CsrOptions, Edge, Graph, GraphUpdate, OutNeighbors, VertexId};
-use dyngraph_vcsr::{Even, GapPolicy, HistoryAdaptive, Snapshot, StoreOptions, Vcsr};
+use dyngraph_core::{
+    Csr, CsrOptions, Edge, Graph, GraphUpdate, OutNeighbors, Snapshots, StoreOptions, VertexId,
+};
+use dyngraph_vcsr::{Even, GapPolicy, HistoryAdaptive, Vcsr, VcsrOptions, VcsrSnapshot};
 
-impl<P: GapPolicy + Clone + Default> common::Store for Vcsr<P> {
+impl<P: GapPolicy + Clone + Default + Sync> common::Store for Vcsr<P> {
     fn build(options: StoreOptions) -> Self {
-        Vcsr::with_policy(options, P::default()).unwrap()
+        Vcsr::new(VcsrOptions::from(options)).unwrap()
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -35,15 +37,23 @@ mod history_adaptive_policy {
     store_tests!(Vcsr<HistoryAdaptive>, 24, bundled_sample_only);
 }
 
+/// `Vcsr` with the default policy, from store options.
+fn vcsr(options: StoreOptions) -> Vcsr {
+    Vcsr::new(VcsrOptions::new(options)).unwrap()
+}
+
 #[test]
 fn refuses_a_vertex_limit_past_two_to_the_31() {
-    let err = Vcsr::new(StoreOptions::default().vertex_limit(1 << 32)).unwrap_err();
+    let err = Vcsr::new(VcsrOptions::new(
+        StoreOptions::default().vertex_limit(1 << 32),
+    ))
+    .unwrap_err();
     assert!(err.to_string().contains("2^31"), "{err}");
 }
 
 #[test]
 fn compact_reclaims_tombstones_and_keeps_order() {
-    let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
+    let mut graph = vcsr(StoreOptions::default().in_edges(true));
     for i in 0..1000u32 {
         graph.insert_edge(i % 10, i % 7).unwrap();
     }
@@ -62,17 +72,17 @@ fn compact_reclaims_tombstones_and_keeps_order() {
 /// `Csr` of a stream with deletes applied (oldest occurrence first), kept in
 /// insertion order, as a model of what a snapshot must show.
 fn csr_of(model: &ReferenceGraph) -> Csr {
-    let edges: Vec<Edge> = model.edges().map(|(s, d, _)| Edge::new(s, d)).collect();
+    let edges: Vec<Edge> = model.edges().collect();
     Csr::from_edges(
         &edges,
         CsrOptions::default()
-            .transpose(true)
+            .in_edges(true)
             .vertex_count(model.vertex_count()),
     )
     .unwrap()
 }
 
-fn assert_view_matches(graph: &Vcsr, snapshot: &Snapshot, model: &ReferenceGraph, what: &str) {
+fn assert_view_matches(graph: &Vcsr, snapshot: &VcsrSnapshot, model: &ReferenceGraph, what: &str) {
     let view = graph.view(snapshot).unwrap();
     compare_with_model(&view, model).unwrap_or_else(|e| panic!("{what}: {e}"));
     common::compare_with_csr(what, &view, &csr_of(model), true);
@@ -86,7 +96,7 @@ fn assert_view_matches(graph: &Vcsr, snapshot: &Snapshot, model: &ReferenceGraph
 fn snapshot_sees_exactly_its_prefix_across_updates_rebalances_and_resizes() {
     let edges = common::read_edges(&common::bundled_sample());
     let (prefix, rest) = edges.split_at(20_000);
-    let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
+    let mut graph = vcsr(StoreOptions::default().in_edges(true));
     let mut model = ReferenceGraph::new(dyngraph_core::Semantics::Multigraph);
     graph.insert_edges(&prefix[..5_000]).unwrap();
     model.insert_edges(&prefix[..5_000]).unwrap();
@@ -185,7 +195,7 @@ fn snapshot_sees_exactly_its_prefix_across_updates_rebalances_and_resizes() {
 
 #[test]
 fn a_snapshot_of_another_graph_is_refused() {
-    let a = Vcsr::new(StoreOptions::default()).unwrap();
+    let a = vcsr(StoreOptions::default());
     let b = a.clone();
     let snapshot = a.snapshot();
     assert!(a.view(&snapshot).is_ok());
@@ -233,9 +243,9 @@ mod snapshot_model {
                 dyngraph_core::Semantics::Multigraph
             };
             let options = StoreOptions::new(semantics).weighted(weighted).in_edges(true);
-            let mut graph = Vcsr::new(options).unwrap();
+            let mut graph = vcsr(options);
             let mut model = ReferenceGraph::new(semantics);
-            let mut snapshots: Vec<(Snapshot, ReferenceGraph)> = Vec::new();
+            let mut snapshots: Vec<(VcsrSnapshot, ReferenceGraph)> = Vec::new();
             for (i, step) in steps.iter().enumerate() {
                 match step {
                     Step::Op(op) => apply(&mut graph, &mut model, op),
@@ -293,7 +303,7 @@ mod snapshot_model {
             Op::DeleteExisting(n) => {
                 let edges: Vec<_> = model.edges().collect();
                 if !edges.is_empty() {
-                    let (s, d, _) = edges[n % edges.len()];
+                    let Edge { src: s, dst: d } = edges[n % edges.len()];
                     assert!(graph.delete_edge(s, d).unwrap());
                     assert!(model.delete_edge(s, d).unwrap());
                 }
@@ -304,8 +314,8 @@ mod snapshot_model {
                     .map(|&(s, d, w)| dyngraph_core::WeightedEdge::new(s, d, f32::from(w)))
                     .collect();
                 assert_eq!(
-                    graph.insert_weighted_edges(&batch).unwrap(),
-                    model.insert_weighted_edges(&batch).unwrap()
+                    graph.insert_edges(&batch).unwrap(),
+                    model.insert_edges(&batch).unwrap()
                 );
             }
             Op::DeleteBatch(batch) => {
@@ -326,24 +336,23 @@ mod snapshot_model {
 }
 
 #[test]
-fn pma_configuration_is_selectable_and_checked() {
-    use dyngraph_vcsr::{DegreeProportional, PmaConfig, default_pma_config};
-    let bad = PmaConfig::default().section_size(0);
+fn pma_options_are_selectable_and_checked() {
+    use dyngraph_vcsr::{PmaOptions, default_out_edge_pma_options};
+    let bad = PmaOptions::default().section_size(0);
+    let err = Vcsr::new(VcsrOptions::new(StoreOptions::default()).out_edge_array(bad)).unwrap_err();
+    assert!(err.to_string().contains("pma options"), "{err}");
     let err =
-        Vcsr::with_config(StoreOptions::default(), DegreeProportional::default(), bad).unwrap_err();
-    assert!(err.to_string().contains("pma configuration"), "{err}");
+        Vcsr::new(VcsrOptions::new(StoreOptions::default().in_edges(true)).in_edge_array(bad))
+            .unwrap_err();
+    assert!(err.to_string().contains("pma options"), "{err}");
     // A denser root bound keeps fewer slots per edge.
-    let mut thresholds = PmaConfig::default().thresholds;
+    let mut thresholds = PmaOptions::default().thresholds;
     thresholds.root_lower = 0.6;
     thresholds.root_upper = 0.9;
-    let dense = default_pma_config().thresholds(thresholds);
-    let mut sparse_graph = Vcsr::new(StoreOptions::default()).unwrap();
-    let mut dense_graph = Vcsr::with_config(
-        StoreOptions::default(),
-        DegreeProportional::default(),
-        dense,
-    )
-    .unwrap();
+    let dense = default_out_edge_pma_options().thresholds(thresholds);
+    let mut sparse_graph = vcsr(StoreOptions::default());
+    let mut dense_graph =
+        Vcsr::new(VcsrOptions::new(StoreOptions::default()).edge_arrays(dense)).unwrap();
     // The same growth factor (1.5) under a 0.9 instead of a 0.75 root
     // bound: the denser array never needs more slots.
     let edges = &common::read_edges(&common::bundled_sample())[..52_000];
@@ -366,8 +375,8 @@ fn pma_configuration_is_selectable_and_checked() {
 #[test]
 fn stats_report_the_in_edge_array_shape() {
     let edges = &common::read_edges(&common::bundled_sample())[..20_000];
-    let mut with_in = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
-    let mut without = Vcsr::new(StoreOptions::default()).unwrap();
+    let mut with_in = vcsr(StoreOptions::default().in_edges(true));
+    let mut without = vcsr(StoreOptions::default());
     for edge in edges {
         with_in.insert_edge(edge.src, edge.dst).unwrap();
         without.insert_edge(edge.src, edge.dst).unwrap();
@@ -389,20 +398,22 @@ fn stats_report_the_in_edge_array_shape() {
 
 /// By default the in-edge array runs denser than the out-edge array (root
 /// bound 0.85 against 0.75, both growing by 1.3), so pull kernels stream
-/// fewer gaps; a single `PmaConfig` still configures both alike.
+/// fewer gaps; a single `PmaOptions` still configures both alike.
 #[test]
 fn in_edges_are_kept_denser_than_out_edges_by_default() {
-    use dyngraph_vcsr::{DegreeProportional, VcsrConfig, default_pma_config};
+    use dyngraph_vcsr::default_out_edge_pma_options;
     let edges = common::read_edges(&common::bundled_sample());
-    let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
-    let config = graph.config();
-    assert_eq!(config, VcsrConfig::default());
+    let store = StoreOptions::default().in_edges(true);
+    let mut graph = vcsr(store);
+    let options = graph.options().clone();
+    assert_eq!(options, VcsrOptions::new(store));
+    assert_eq!(options, VcsrOptions::from(store));
     let (out_upper, in_upper) = (
-        config.out_edges.thresholds.root_upper,
-        config.in_edges.thresholds.root_upper,
+        options.out_edge_array.thresholds.root_upper,
+        options.in_edge_array.thresholds.root_upper,
     );
     assert_eq!((out_upper, in_upper), (0.75, 0.85));
-    let growth = config.in_edges.growth;
+    let growth = options.in_edge_array.growth;
     for (inserted, edge) in edges.iter().enumerate() {
         graph.insert_edge(edge.src, edge.dst).unwrap();
         if inserted >= 5_000 && inserted % 1_000 == 0 {
@@ -423,20 +434,19 @@ fn in_edges_are_kept_denser_than_out_edges_by_default() {
     let stats = graph.stats();
     assert!(stats.in_slots < stats.out_slots, "{stats:?}");
 
-    let same = Vcsr::with_config(
-        StoreOptions::default().in_edges(true),
-        DegreeProportional::default(),
-        default_pma_config(),
+    let same = Vcsr::new(
+        VcsrOptions::new(StoreOptions::default().in_edges(true))
+            .edge_arrays(default_out_edge_pma_options()),
     )
     .unwrap();
-    assert_eq!(same.config().in_edges, same.config().out_edges);
+    assert_eq!(same.options().in_edge_array, same.options().out_edge_array);
 }
 
 /// An id far past the vertex array grows it (one run per new vertex);
 /// the edges already stored are not rebuilt or disturbed.
 #[test]
 fn an_id_far_beyond_capacity_grows_the_vertex_array() {
-    let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
+    let mut graph = vcsr(StoreOptions::default().in_edges(true));
     for i in 0..500u32 {
         graph.insert_edge(i % 20, (i * 7) % 20).unwrap();
     }
@@ -452,8 +462,9 @@ fn an_id_far_beyond_capacity_grows_the_vertex_array() {
         assert_eq!(graph.out_neighbors(v as u32).collect::<Vec<_>>(), want);
     }
     assert_eq!(graph.out_neighbors(1_000_000).collect::<Vec<_>>(), [3]);
+    let incoming = dyngraph_core::InEdges::in_edges(&graph).unwrap();
     assert_eq!(
-        dyngraph_core::InNeighbors::in_neighbors(&graph, 999_999).collect::<Vec<_>>(),
+        dyngraph_core::InNeighbors::in_neighbors(incoming, 999_999).collect::<Vec<_>>(),
         [3]
     );
     graph.validate().unwrap();
@@ -466,13 +477,23 @@ fn an_id_far_beyond_capacity_grows_the_vertex_array() {
 fn stores_views_and_snapshots_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Vcsr>();
-    assert_send_sync::<dyngraph_vcsr::SnapshotView<'static>>();
-    assert_send_sync::<Snapshot>();
+    assert_send_sync::<dyngraph_vcsr::VcsrView<'static>>();
+    assert_send_sync::<VcsrSnapshot>();
+    assert_send_sync::<dyngraph_vcsr::VcsrInEdges<'static>>();
+    assert_send_sync::<dyngraph_vcsr::VcsrWeights<'static>>();
+    assert_send_sync::<dyngraph_vcsr::VcsrViewInEdges<'static>>();
+    assert_send_sync::<dyngraph_vcsr::VcsrViewWeights<'static>>();
     assert_send_sync::<dyngraph_vcsr::Pcsr>();
     assert_send_sync::<dyngraph_vcsr::Bal>();
+    assert_send_sync::<dyngraph_core::cow::CowSnapshot>();
+    // A copy-before-write view holds a read lock on its saved lists, so it
+    // stays on the thread that made it; kernels only need it `Sync`.
+    fn assert_sync<T: Sync>() {}
+    assert_sync::<dyngraph_core::cow::CowView<'static, dyngraph_vcsr::Pcsr>>();
+    assert_sync::<dyngraph_core::cow::CowView<'static, dyngraph_vcsr::Bal>>();
     // A snapshot taken on one thread is read on another while the graph
     // is not borrowed in between.
-    let mut graph = Vcsr::new(StoreOptions::default()).unwrap();
+    let mut graph = vcsr(StoreOptions::default());
     graph.insert_edge(0, 1).unwrap();
     let snapshot = std::thread::spawn({
         let graph = graph.clone();
@@ -492,7 +513,7 @@ fn stores_views_and_snapshots_are_send_and_sync() {
 #[test]
 fn repack_shrinks_to_the_middle_density_and_respects_snapshots() {
     let edges = common::read_edges(&common::bundled_sample());
-    let mut graph = Vcsr::new(StoreOptions::default().in_edges(true)).unwrap();
+    let mut graph = vcsr(StoreOptions::default().in_edges(true));
     let mut model = ReferenceGraph::new(dyngraph_core::Semantics::Multigraph);
     for edge in &edges {
         graph.insert_edge(edge.src, edge.dst).unwrap();
@@ -547,7 +568,7 @@ fn repack_shrinks_to_the_middle_density_and_respects_snapshots() {
 fn replayed_streams_stay_within_twice_csr_bytes_per_edge() {
     for (name, edges) in common::streams() {
         let base = edges.len() / 10;
-        let mut graph = Vcsr::new(StoreOptions::default()).unwrap();
+        let mut graph = vcsr(StoreOptions::default());
         graph.insert_edges(&edges[..base]).unwrap();
         let mut worst: f64 = 0.0;
         for (i, edge) in edges[base..].iter().enumerate() {

@@ -1,17 +1,19 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, unreachable_pub)]
 
-use dyngraph_core::Semantics;
-use dyngraph_core::{Edge, Graph, InNeighbors, OutNeighbors, VertexId, WeightedOutNeighbors};
-use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPConfig, DeleteMode};
+use dyngraph_core::{
+    Capability, Edge, EdgeWeights, Error, Graph, InEdges, InNeighbors, OutNeighbors, Semantics,
+    VertexId, WeightedOutNeighbors,
+};
+use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};
 
 /// Every combination of the options that change code paths.
-pub fn all_configs(segment_sizes: &[usize]) -> Vec<CsrPPConfig> {
-    let mut configs = Vec::new();
+pub fn all_options(segment_sizes: &[usize]) -> Vec<CsrPPOptions> {
+    let mut options_list = Vec::new();
     for &segment_size in segment_sizes {
         for semantics in [Semantics::Multigraph, Semantics::Simple] {
             for weighted in [false, true] {
-                for reverse in [false, true] {
+                for in_edges in [false, true] {
                     for delete_mode in [DeleteMode::Physical, DeleteMode::Logical] {
                         for allocator in [AllocatorKind::System, AllocatorKind::Arena] {
                             // Slab headroom alternates with the allocator so
@@ -19,13 +21,13 @@ pub fn all_configs(segment_sizes: &[usize]) -> Vec<CsrPPConfig> {
                             // segment sizes without doubling the matrix.
                             let headroom =
                                 (allocator == AllocatorKind::Arena) != (segment_size % 8 == 0);
-                            configs.push(
-                                CsrPPConfig::default()
+                            options_list.push(
+                                CsrPPOptions::default()
                                     .slab_headroom(headroom)
                                     .segment_size(segment_size)
                                     .semantics(semantics)
                                     .weighted(weighted)
-                                    .reverse_edges(reverse)
+                                    .in_edges(in_edges)
                                     .delete_mode(delete_mode)
                                     .allocator(allocator),
                             );
@@ -35,13 +37,46 @@ pub fn all_configs(segment_sizes: &[usize]) -> Vec<CsrPPConfig> {
             }
         }
     }
-    configs
+    options_list
 }
 
 /// Structural invariants the model comparison cannot see: out-lists sorted,
 /// degrees consistent with the iterators, weights as many as neighbours,
-/// in-lists the exact transpose of the out-lists.
+/// in-lists the exact transpose of the out-lists, and in-edges and weights
+/// answered exactly when the store was built with them (otherwise
+/// `Error::MissingCapability`, never empty lists or unit weights).
 pub fn check_invariants(graph: &CsrPP) -> Result<(), String> {
+    let options = graph.options();
+    match (graph.in_edges().map(|_| ()), options.store.in_edges) {
+        (Ok(()), true)
+        | (
+            Err(Error::MissingCapability {
+                store: "CsrPP",
+                capability: Capability::InEdges,
+            }),
+            false,
+        ) => {}
+        (got, built_with) => {
+            return Err(format!(
+                "in_edges() answered {got:?}, built with {built_with}"
+            ));
+        }
+    }
+    match (graph.edge_weights().map(|_| ()), options.store.weighted) {
+        (Ok(()), true)
+        | (
+            Err(Error::MissingCapability {
+                store: "CsrPP",
+                capability: Capability::Weights,
+            }),
+            false,
+        ) => {}
+        (got, built_with) => {
+            return Err(format!(
+                "edge_weights() answered {got:?}, built with {built_with}"
+            ));
+        }
+    }
     let n = graph.vertex_count() as VertexId;
     let mut out_edges: Vec<Edge> = Vec::new();
     let mut total = 0u64;
@@ -55,9 +90,12 @@ pub fn check_invariants(graph: &CsrPP) -> Result<(), String> {
                 "vertex {v}: out_degree disagrees with the iterator"
             ));
         }
-        let weighted: Vec<VertexId> = graph.out_neighbors_weighted(v).map(|(d, _)| d).collect();
-        if weighted != neighbours {
-            return Err(format!("vertex {v}: weighted iterator order differs"));
+        if let Ok(weights) = graph.edge_weights() {
+            let weighted: Vec<VertexId> =
+                weights.out_neighbors_weighted(v).map(|(d, _)| d).collect();
+            if weighted != neighbours {
+                return Err(format!("vertex {v}: weighted iterator order differs"));
+            }
         }
         if graph.is_vertex_deleted(v) && !neighbours.is_empty() {
             return Err(format!("deleted vertex {v} still has out-edges"));
@@ -77,11 +115,11 @@ pub fn check_invariants(graph: &CsrPP) -> Result<(), String> {
             total
         ));
     }
-    if graph.has_in_edges() {
+    if let Ok(incoming) = graph.in_edges() {
         let mut in_edges: Vec<Edge> = Vec::new();
         for v in 0..n {
-            let sources: Vec<VertexId> = graph.in_neighbors(v).collect();
-            if !sources.is_sorted() || graph.in_degree(v) != sources.len() as u64 {
+            let sources: Vec<VertexId> = incoming.in_neighbors(v).collect();
+            if !sources.is_sorted() || incoming.in_degree(v) != sources.len() as u64 {
                 return Err(format!("vertex {v}: in-list unsorted or in_degree wrong"));
             }
             in_edges.extend(sources.into_iter().map(|u| Edge::new(u, v)));
@@ -109,4 +147,30 @@ pub fn college_msg() -> Vec<Edge> {
             Edge::new(src, dst)
         })
         .collect()
+}
+
+/// The out-edges of `v` with their weights: the store's weights when it
+/// keeps them, otherwise 1.0 (a choice of the test, for comparing weighted
+/// and unweighted stores alike).
+pub fn weighted_or_unit(graph: &CsrPP, v: VertexId) -> Vec<(VertexId, f32)> {
+    match graph.edge_weights() {
+        Ok(weights) => weights.out_neighbors_weighted(v).collect(),
+        Err(_) => graph.out_neighbors(v).map(|d| (d, 1.0)).collect(),
+    }
+}
+
+/// A file under the shared data directory (`../shared/data` beside the
+/// repository), or `None` after printing why the test skips it.
+pub fn shared_data(relative: &str) -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
+        .join(relative);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!(
+            "note: skipping: {} is absent (the shared data directory holds it)",
+            path.display()
+        );
+        None
+    }
 }

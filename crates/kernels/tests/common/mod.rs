@@ -6,8 +6,7 @@
 
 use dyngraph_core::testing::ReferenceGraph;
 use dyngraph_core::{
-    Csr, CsrOptions, Graph, GraphUpdate, InNeighbors, OutNeighbors, Semantics, VertexId,
-    WeightedEdge, WeightedOutNeighbors,
+    Csr, CsrOptions, Graph, GraphUpdate, ReadGraph, Semantics, VertexId, WeightedEdge,
 };
 use dyngraph_kernels::*;
 use rand::{Rng, SeedableRng};
@@ -132,10 +131,10 @@ pub fn vertex_count_of(edges: &[WeightedEdge]) -> usize {
 
 pub fn stores(edges: &[WeightedEdge], vertex_count: usize) -> Stores {
     let options = CsrOptions::default().vertex_count(vertex_count);
-    let csr = Csr::from_weighted_edges(edges, options.clone().transpose(true)).expect("csr");
-    let csr_out_only = Csr::from_weighted_edges(edges, options).expect("csr");
+    let csr = Csr::from_edges(edges, options.clone().in_edges(true)).expect("csr");
+    let csr_out_only = Csr::from_edges(edges, options).expect("csr");
     let mut model = ReferenceGraph::new(Semantics::Multigraph);
-    model.insert_weighted_edges(edges).expect("model");
+    model.insert_edges(edges).expect("model");
     let missing = vertex_count - model.vertex_count();
     if missing > 0 {
         model.add_vertices(missing).expect("vertices");
@@ -172,7 +171,7 @@ pub struct Outputs {
 /// Runs every kernel from `source`, verifies each result with its verifier.
 pub fn run_and_verify<G>(graph: &G, source: VertexId, threads: usize, label: &str) -> Outputs
 where
-    G: OutNeighbors + InNeighbors + WeightedOutNeighbors + Sync,
+    G: ReadGraph,
 {
     let outputs = in_pool(threads, || Outputs {
         bfs: bfs(graph, &BfsOptions::from_source(source).with_depths(true)).expect("bfs"),

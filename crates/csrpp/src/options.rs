@@ -1,7 +1,7 @@
 //! How a [`crate::CsrPP`] is built.
 
 use crate::alloc::AllocatorKind;
-use dyngraph_core::{DEFAULT_VERTEX_LIMIT, Error, Result, Semantics};
+use dyngraph_core::{Error, Result, Semantics, StoreOptions};
 
 /// Vertices per segment unless told otherwise: the CSR++ paper's best
 /// trade-off between scan locality and update contention.
@@ -24,29 +24,38 @@ pub enum DeleteMode {
     Logical,
 }
 
-/// Options of a [`crate::CsrPP`], with builder methods.
+/// Options of a [`crate::CsrPP`]: the [`StoreOptions`] every store shares
+/// (semantics, weights, in-edges, vertex limit) and CSR++'s own knobs,
+/// with builder methods for both.
 ///
 /// ```
-/// use dyngraph_csrpp::{AllocatorKind, CsrPPConfig, DeleteMode};
-/// use dyngraph_core::Semantics;
-/// let config = CsrPPConfig::default()
+/// use dyngraph_csrpp::{AllocatorKind, CsrPPOptions, DeleteMode};
+/// use dyngraph_core::{Semantics, StoreOptions};
+/// let options = CsrPPOptions::default()
 ///     .semantics(Semantics::Simple)
 ///     .weighted(true)
-///     .reverse_edges(true)
+///     .in_edges(true)
 ///     .segment_size(64)
 ///     .delete_mode(DeleteMode::Logical)
 ///     .allocator(AllocatorKind::Arena);
-/// assert_eq!(config.segment_size, 64);
+/// assert_eq!(options.segment_size, 64);
+/// assert!(options.store.in_edges);
+///
+/// // What code written for every store passes: CSR++'s knobs at their defaults.
+/// let shared = CsrPPOptions::from(StoreOptions::new(Semantics::Simple).in_edges(true));
+/// assert_eq!(shared, CsrPPOptions::default().semantics(Semantics::Simple).in_edges(true));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CsrPPConfig {
-    /// Multigraph or simple graph for single-edge updates and batches
-    /// (graph algebra always uses set semantics).
-    pub semantics: Semantics,
-    /// Store an `f32` weight per edge.
-    pub weighted: bool,
-    /// Maintain in-neighbour lists on every update.
-    pub reverse_edges: bool,
+pub struct CsrPPOptions {
+    /// Semantics, weights, in-edges and vertex limit, as for every store.
+    ///
+    /// - Semantics apply to single-edge updates and batches (graph algebra
+    ///   always uses set semantics).
+    /// - `weighted`: store an `f32` per edge, beside its id.
+    /// - `in_edges`: keep every vertex's in-list, updated with its
+    ///   out-lists (the paper's reverse edges).
+    /// - `vertex_limit`: at most [`MAX_VERTEX_LIMIT`].
+    pub store: StoreOptions,
     /// Vertices per segment (`NUM_V_SEG`), a power of two.
     pub segment_size: usize,
     /// Physical or logical deletes.
@@ -78,86 +87,89 @@ pub struct CsrPPConfig {
     /// [`crate::CsrPP::defragment`], one copy of the whole store in vertex
     /// order, is what restored scan speed there.
     pub segment_repack: bool,
-    /// Refuse ids that would take the graph past this many vertices
-    /// (at most [`MAX_VERTEX_LIMIT`]).
-    pub vertex_limit: usize,
 }
 
-impl Default for CsrPPConfig {
+impl Default for CsrPPOptions {
+    /// A multigraph without weights or in-edges ([`StoreOptions::default`]),
+    /// segments of [`DEFAULT_SEGMENT_SIZE`], physical deletes, the arena.
     fn default() -> Self {
+        Self::from(StoreOptions::default())
+    }
+}
+
+impl From<StoreOptions> for CsrPPOptions {
+    /// `store`, with CSR++'s own knobs at their defaults.
+    fn from(store: StoreOptions) -> Self {
         Self {
-            semantics: Semantics::Multigraph,
-            weighted: false,
-            reverse_edges: false,
+            store,
             segment_size: DEFAULT_SEGMENT_SIZE,
             delete_mode: DeleteMode::Physical,
             allocator: AllocatorKind::Arena,
             external_keys: false,
             slab_headroom: false,
             segment_repack: false,
-            vertex_limit: DEFAULT_VERTEX_LIMIT,
         }
     }
 }
 
-impl CsrPPConfig {
-    /// Sets [`CsrPPConfig::semantics`].
+impl CsrPPOptions {
+    /// Sets [`StoreOptions::semantics`].
     pub fn semantics(mut self, semantics: Semantics) -> Self {
-        self.semantics = semantics;
+        self.store.semantics = semantics;
         self
     }
 
-    /// Sets [`CsrPPConfig::weighted`].
+    /// Sets [`StoreOptions::weighted`].
     pub fn weighted(mut self, weighted: bool) -> Self {
-        self.weighted = weighted;
+        self.store.weighted = weighted;
         self
     }
 
-    /// Sets [`CsrPPConfig::reverse_edges`].
-    pub fn reverse_edges(mut self, reverse_edges: bool) -> Self {
-        self.reverse_edges = reverse_edges;
+    /// Sets [`StoreOptions::in_edges`].
+    pub fn in_edges(mut self, in_edges: bool) -> Self {
+        self.store.in_edges = in_edges;
         self
     }
 
-    /// Sets [`CsrPPConfig::segment_size`].
+    /// Sets [`StoreOptions::vertex_limit`] (at most [`MAX_VERTEX_LIMIT`]).
+    pub fn vertex_limit(mut self, vertex_limit: usize) -> Self {
+        self.store.vertex_limit = vertex_limit;
+        self
+    }
+
+    /// Sets [`CsrPPOptions::segment_size`].
     pub fn segment_size(mut self, segment_size: usize) -> Self {
         self.segment_size = segment_size;
         self
     }
 
-    /// Sets [`CsrPPConfig::delete_mode`].
+    /// Sets [`CsrPPOptions::delete_mode`].
     pub fn delete_mode(mut self, delete_mode: DeleteMode) -> Self {
         self.delete_mode = delete_mode;
         self
     }
 
-    /// Sets [`CsrPPConfig::allocator`].
+    /// Sets [`CsrPPOptions::allocator`].
     pub fn allocator(mut self, allocator: AllocatorKind) -> Self {
         self.allocator = allocator;
         self
     }
 
-    /// Sets [`CsrPPConfig::external_keys`].
+    /// Sets [`CsrPPOptions::external_keys`].
     pub fn external_keys(mut self, external_keys: bool) -> Self {
         self.external_keys = external_keys;
         self
     }
 
-    /// Sets [`CsrPPConfig::slab_headroom`].
+    /// Sets [`CsrPPOptions::slab_headroom`].
     pub fn slab_headroom(mut self, slab_headroom: bool) -> Self {
         self.slab_headroom = slab_headroom;
         self
     }
 
-    /// Sets [`CsrPPConfig::segment_repack`].
+    /// Sets [`CsrPPOptions::segment_repack`].
     pub fn segment_repack(mut self, segment_repack: bool) -> Self {
         self.segment_repack = segment_repack;
-        self
-    }
-
-    /// Sets [`CsrPPConfig::vertex_limit`].
-    pub fn vertex_limit(mut self, vertex_limit: usize) -> Self {
-        self.vertex_limit = vertex_limit;
         self
     }
 
@@ -168,10 +180,10 @@ impl CsrPPConfig {
                 self.segment_size
             )));
         }
-        if self.vertex_limit > MAX_VERTEX_LIMIT {
+        if self.store.vertex_limit > MAX_VERTEX_LIMIT {
             return Err(Error::InvalidArgument(format!(
                 "vertex limit {} exceeds CSR++'s maximum of 2^31 (the top id bit marks deleted edges)",
-                self.vertex_limit
+                self.store.vertex_limit
             )));
         }
         Ok(())

@@ -1,0 +1,556 @@
+//! Sahu's comparison (`../shared/papers/002_…`) in Rust: dyngraph's stores
+//! against the crates a user would pick instead, one criterion group per
+//! task and input (`sahu/<input>/<task>`, one function per structure,
+//! parameter = batch size in edges):
+//!
+//! - `load`: text to a graph. dyngraph's loader to `Csr` (with in-edges)
+//!   and to `Vcsr`; graph_builder's edge-list reader (out- and in-edges);
+//!   sprs's Matrix Market reader to a CSR matrix; petgraph's obvious path
+//!   (read, parse, `Graph::from_edges`).
+//! - `clone`: every store's `clone` and `snapshot`, petgraph's `Graph`,
+//!   `StableGraph`, `GraphMap` and `Csr` clones (graph_builder's graphs
+//!   are not `Clone`).
+//! - `insert_in_place`, `delete_in_place`: a batch applied to the graph;
+//!   `insert_new`, `delete_new`: the same into a new instance, the old one
+//!   kept (clone + batch; the rebuilt static structures are new instances
+//!   anyway). Batches of `10^-7 |E|` to `10^-1 |E|` random new edges or
+//!   random existing edges. dyngraph's stores through `GraphUpdate`'s batch
+//!   calls; `Csr` and graph_builder rebuilt from the edge list;
+//!   `StableGraph` with `add_edge` / `find_edge` + `remove_edge` in a loop
+//!   as the paper did; `GraphMap` `add_edge` / `remove_edge`;
+//!   petgraph's `Csr` `add_edge` (inserts only, and only while a batch
+//!   costs at most ~10^9 moved edges: each insert shifts the arrays).
+//! - `walks_after_updates`, `pagerank_after_updates`: 42-step reverse
+//!   walks and 20 PageRank iterations after an insert batch and a delete
+//!   batch of the size in the parameter (`10^-5 |E|` and `10^-1 |E|`).
+//!   Ours with `dyngraph-kernels`; the peers' walks with the same
+//!   rayon loop over their neighbour iterators; petgraph's own `page_rank`
+//!   (quadratic in the vertices, so only where there are at most 5,000).
+//!
+//! Inputs: `kron<S>` and `uniform<S>` (`2^S` vertices, `D` edges each;
+//! `DYNGRAPH_SAHU_SCALE`, default 20, `DYNGRAPH_SAHU_DEGREE`, default 8) and
+//! the real streams of `../shared/data` (sx-mathoverflow, CollegeMsg);
+//! `DYNGRAPH_SAHU_INPUTS=kron,college` picks some. With criterion's
+//! `--test` (as CI runs it) the inputs shrink to scale 10 and CollegeMsg.
+//! `cargo run -p dyngraph-benches --bin report` turns the results into
+//! `docs/benchmarks/`.
+
+use criterion::measurement::WallTime;
+use criterion::{
+    BatchSize, BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main,
+};
+use dyngraph_benches::sahu::{
+    SahuInput, WALK_STEPS, graph_builder_graph, graph_builder_walks, graph_map, petgraph_csr,
+    reverse_walks_with, sahu_inputs, stable_graph, stable_graph_delete, stable_graph_insert,
+};
+use dyngraph_core::{Csr, CsrOptions, DynamicStore, Edge, FromEdges, GraphUpdate, StoreOptions};
+use dyngraph_csrpp::CsrPP;
+use dyngraph_kernels::{PageRankOptions, ReverseWalkOptions, pagerank, reverse_walks};
+use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
+use dyngraph_vcsr::{Bal, Pcsr, Vcsr};
+use graph_builder::prelude::{CsrLayout, DirectedCsrGraph, EdgeListInput, GraphBuilder};
+use petgraph::graph::NodeIndex;
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::time::Duration;
+
+/// Whether criterion runs in `--test` mode (each routine once): CI's smoke
+/// run, on small inputs.
+fn smoke_run() -> bool {
+    std::env::args().any(|arg| arg == "--test")
+}
+
+fn env_number(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+fn inputs() -> Vec<SahuInput> {
+    if smoke_run() {
+        return sahu_inputs(10, 8, Some("kron,college"));
+    }
+    let names = std::env::var("DYNGRAPH_SAHU_INPUTS").ok();
+    sahu_inputs(
+        env_number("DYNGRAPH_SAHU_SCALE", 20),
+        env_number("DYNGRAPH_SAHU_DEGREE", 8),
+        names.as_deref(),
+    )
+}
+
+fn group<'a>(c: &'a mut Criterion, input: &SahuInput, task: &str) -> BenchmarkGroup<'a, WallTime> {
+    let mut group = c.benchmark_group(format!("sahu/{}/{task}", input.name));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    group
+}
+
+/// dyngraph's stores keep in-edges here: `StableGraph`, `GraphMap` and
+/// graph_builder keep both directions too, and PageRank pulls over them.
+fn store_options() -> StoreOptions {
+    StoreOptions::default().in_edges(true)
+}
+
+fn build<S: DynamicStore>(input: &SahuInput) -> S {
+    S::from_edges(&input.edges[..], store_options().into()).expect("bench ids fit every store")
+}
+
+fn csr_options(input: &SahuInput) -> CsrOptions {
+    CsrOptions::default()
+        .in_edges(true)
+        .vertex_count(input.vertex_count)
+}
+
+/// The edge list without one occurrence of each edge of `batch`: what a
+/// static structure is rebuilt from after a delete batch.
+fn without(edges: &[Edge], batch: &[Edge]) -> Vec<Edge> {
+    let mut pending: HashMap<(u32, u32), u32> = HashMap::with_capacity(batch.len());
+    for e in batch {
+        *pending.entry((e.src, e.dst)).or_default() += 1;
+    }
+    edges
+        .iter()
+        .filter(|e| match pending.get_mut(&(e.src, e.dst)) {
+            Some(count) if *count > 0 => {
+                *count -= 1;
+                false
+            }
+            _ => true,
+        })
+        .copied()
+        .collect()
+}
+
+fn load(c: &mut Criterion, input: &SahuInput) {
+    let (el, mtx) = input.text_files();
+    let mut group = group(c, input, "load");
+    let options = LoadOptions::default().in_edges(true);
+    group.bench_function("dyngraph Csr", |b| {
+        b.iter(|| black_box(load_csr(&el, &options).expect("load")))
+    });
+    group.bench_function("dyngraph Vcsr", |b| {
+        b.iter(|| {
+            let stream = load_edge_stream(&el, &LoadOptions::default()).expect("load");
+            let store: Vcsr = Vcsr::from_edges(&stream, store_options().into()).expect("build");
+            black_box(store)
+        })
+    });
+    group.bench_function("graph_builder", |b| {
+        b.iter(|| {
+            let graph: DirectedCsrGraph<u32> = GraphBuilder::new()
+                .csr_layout(CsrLayout::Unsorted)
+                .file_format(EdgeListInput::default())
+                .path(&el)
+                .build()
+                .expect("graph_builder load");
+            black_box(graph)
+        })
+    });
+    group.bench_function("sprs", |b| {
+        b.iter(|| {
+            let triplets = sprs::io::read_matrix_market::<sprs::num_kinds::Pattern, usize, _>(&mtx)
+                .expect("sprs load");
+            black_box(triplets.to_csr::<usize>())
+        })
+    });
+    group.bench_function("petgraph Graph", |b| {
+        b.iter(|| {
+            let text = std::fs::read_to_string(&el).expect("read");
+            let pairs = text
+                .lines()
+                .filter(|line| !line.starts_with('#') && !line.starts_with('%'))
+                .filter_map(|line| {
+                    let mut fields = line.split_whitespace().map(|f| f.parse::<u32>().ok());
+                    Some((fields.next()??, fields.next()??))
+                });
+            black_box(petgraph::Graph::<(), (), petgraph::Directed, u32>::from_edges(pairs))
+        })
+    });
+    group.finish();
+}
+
+fn clone_one<T: Clone>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str, value: &T) {
+    group.bench_function(name, |b| b.iter(|| black_box(value.clone())));
+}
+
+fn clone_store<S: DynamicStore + Clone>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    input: &SahuInput,
+) {
+    let store: S = build(input);
+    clone_one(group, S::NAME, &store);
+    group.bench_function(format!("{} snapshot", S::NAME), |b| {
+        b.iter(|| black_box(store.snapshot()))
+    });
+}
+
+fn clone(c: &mut Criterion, input: &SahuInput) {
+    let mut group = group(c, input, "clone");
+    let csr = Csr::from_edges(&input.edges[..], csr_options(input)).expect("valid graph");
+    clone_one(&mut group, "Csr", &csr);
+    drop(csr);
+    clone_store::<Vcsr>(&mut group, input);
+    clone_store::<Pcsr>(&mut group, input);
+    clone_store::<Bal>(&mut group, input);
+    clone_store::<CsrPP>(&mut group, input);
+    let pairs = input.edges.iter().map(|e| (e.src, e.dst));
+    clone_one(
+        &mut group,
+        "petgraph Graph",
+        &petgraph::Graph::<(), (), petgraph::Directed, u32>::from_edges(pairs),
+    );
+    clone_one(
+        &mut group,
+        "petgraph StableGraph",
+        &stable_graph(input.vertex_count, &input.edges),
+    );
+    clone_one(
+        &mut group,
+        "petgraph GraphMap",
+        &graph_map(input.vertex_count, &input.edges),
+    );
+    clone_one(
+        &mut group,
+        "petgraph Csr",
+        &petgraph_csr(input.vertex_count, &input.edges),
+    );
+    group.finish();
+}
+
+/// Inserts or deletes.
+#[derive(Clone, Copy, PartialEq)]
+enum Update {
+    Insert,
+    Delete,
+}
+
+impl Update {
+    fn batch(self, input: &SahuInput, size: usize) -> Vec<Edge> {
+        match self {
+            Update::Insert => input.insert_batch(size),
+            Update::Delete => input.delete_batch(size),
+        }
+    }
+
+    fn apply<S: GraphUpdate>(self, store: &mut S, batch: &[Edge]) {
+        match self {
+            Update::Insert => store.insert_edges(batch).expect("ids fit"),
+            Update::Delete => store.delete_edges(batch).expect("valid batch"),
+        };
+        store.end_batch().expect("no batch work fails here");
+    }
+
+    fn edges_after(self, edges: &[Edge], batch: &[Edge]) -> Vec<Edge> {
+        match self {
+            Update::Insert => edges.iter().chain(batch).copied().collect(),
+            Update::Delete => without(edges, batch),
+        }
+    }
+}
+
+/// A dyngraph store at every batch size: in place (the store cloned in the
+/// untimed setup) or into a new instance (clone + batch, timed).
+fn update_store<S: DynamicStore + Clone>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    input: &SahuInput,
+    update: Update,
+    new_instance: bool,
+) {
+    let store: S = build(input);
+    for size in input.batch_sizes() {
+        let batch = update.batch(input, size);
+        let id = BenchmarkId::new(S::NAME, size);
+        if new_instance {
+            group.bench_function(id, |b| {
+                b.iter(|| {
+                    let mut copy = store.clone();
+                    update.apply(&mut copy, &batch);
+                    black_box(copy)
+                })
+            });
+        } else {
+            group.bench_function(id, |b| {
+                b.iter_batched(
+                    || store.clone(),
+                    |mut copy| {
+                        update.apply(&mut copy, &batch);
+                        copy
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
+}
+
+/// One update task: which input, which update, in place or not.
+#[derive(Clone, Copy)]
+struct UpdateTask<'a> {
+    input: &'a SahuInput,
+    update: Update,
+    new_instance: bool,
+}
+
+/// A petgraph structure at every batch size of `sizes`, like
+/// [`update_store`].
+fn update_peer<G: Clone>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    task: UpdateTask<'_>,
+    (name, graph): (&str, &G),
+    sizes: &[usize],
+    apply: impl Fn(&mut G, &[Edge]),
+) {
+    let UpdateTask {
+        input,
+        update,
+        new_instance,
+    } = task;
+    for &size in sizes {
+        let batch = update.batch(input, size);
+        let id = BenchmarkId::new(name, size);
+        if new_instance {
+            group.bench_function(id, |b| {
+                b.iter(|| {
+                    let mut copy = graph.clone();
+                    apply(&mut copy, &batch);
+                    black_box(copy)
+                })
+            });
+        } else {
+            group.bench_function(id, |b| {
+                b.iter_batched(
+                    || graph.clone(),
+                    |mut copy| {
+                        apply(&mut copy, &batch);
+                        copy
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
+}
+
+fn updates(c: &mut Criterion, input: &SahuInput, update: Update, new_instance: bool) {
+    let task = match (update, new_instance) {
+        (Update::Insert, false) => "insert_in_place",
+        (Update::Delete, false) => "delete_in_place",
+        (Update::Insert, true) => "insert_new",
+        (Update::Delete, true) => "delete_new",
+    };
+    let mut group = group(c, input, task);
+    let task = UpdateTask {
+        input,
+        update,
+        new_instance,
+    };
+    update_store::<Vcsr>(&mut group, input, update, new_instance);
+    update_store::<Pcsr>(&mut group, input, update, new_instance);
+    update_store::<Bal>(&mut group, input, update, new_instance);
+    update_store::<CsrPP>(&mut group, input, update, new_instance);
+    let sizes = input.batch_sizes();
+    // The static structures: the edge list edited, the graph rebuilt. The
+    // old graph is untouched either way, so in place and new instance are
+    // the same work.
+    for size in &sizes {
+        let batch = update.batch(input, *size);
+        group.bench_function(BenchmarkId::new("Csr rebuilt", size), |b| {
+            b.iter(|| {
+                let edges = update.edges_after(&input.edges, &batch);
+                black_box(Csr::from_edges(&edges[..], csr_options(input)).expect("valid graph"))
+            })
+        });
+        group.bench_function(BenchmarkId::new("graph_builder rebuilt", size), |b| {
+            b.iter(|| {
+                black_box(graph_builder_graph(
+                    &update.edges_after(&input.edges, &batch),
+                ))
+            })
+        });
+    }
+    let stable = stable_graph(input.vertex_count, &input.edges);
+    let map = graph_map(input.vertex_count, &input.edges);
+    match update {
+        Update::Insert => {
+            update_peer(
+                &mut group,
+                task,
+                ("petgraph StableGraph", &stable),
+                &sizes,
+                stable_graph_insert,
+            );
+            update_peer(
+                &mut group,
+                task,
+                ("petgraph GraphMap", &map),
+                &sizes,
+                |g, batch| {
+                    for e in batch {
+                        g.add_edge(e.src, e.dst, ());
+                    }
+                },
+            );
+            // Every `add_edge` shifts the arrays behind it: keep to batches
+            // of at most ~10^9 moved edges.
+            let affordable: Vec<usize> = sizes
+                .iter()
+                .copied()
+                .filter(|&size| size as f64 * input.edges.len() as f64 <= 1e9)
+                .collect();
+            let csr = petgraph_csr(input.vertex_count, &input.edges);
+            update_peer(
+                &mut group,
+                task,
+                ("petgraph Csr", &csr),
+                &affordable,
+                |g, batch| {
+                    for e in batch {
+                        g.add_edge(e.src, e.dst, ());
+                    }
+                },
+            );
+        }
+        Update::Delete => {
+            update_peer(
+                &mut group,
+                task,
+                ("petgraph StableGraph", &stable),
+                &sizes,
+                stable_graph_delete,
+            );
+            update_peer(
+                &mut group,
+                task,
+                ("petgraph GraphMap", &map),
+                &sizes,
+                |g, batch| {
+                    for e in batch {
+                        g.remove_edge(e.src, e.dst);
+                    }
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+/// The two batch sizes the analytics run after: small and large.
+fn analytics_sizes(input: &SahuInput) -> [usize; 2] {
+    let len = input.edges.len() as f64;
+    [
+        ((len * 1e-5).round() as usize).max(1),
+        ((len * 1e-1).round() as usize).max(1),
+    ]
+}
+
+fn updated<S: DynamicStore>(input: &SahuInput, size: usize) -> S {
+    let mut store: S = build(input);
+    Update::Insert.apply(&mut store, &input.insert_batch(size));
+    Update::Delete.apply(&mut store, &input.delete_batch(size));
+    store
+}
+
+fn updated_edges(input: &SahuInput, size: usize) -> Vec<Edge> {
+    let inserted = Update::Insert.edges_after(&input.edges, &input.insert_batch(size));
+    Update::Delete.edges_after(&inserted, &input.delete_batch(size))
+}
+
+fn analytics_store<S: DynamicStore>(c: &mut Criterion, input: &SahuInput) {
+    let walks = ReverseWalkOptions { steps: WALK_STEPS };
+    let ranks = PageRankOptions::default();
+    for size in analytics_sizes(input) {
+        let store: S = updated(input, size);
+        group(c, input, "walks_after_updates")
+            .bench_function(BenchmarkId::new(S::NAME, size), |b| {
+                b.iter(|| black_box(reverse_walks(&store, &walks)))
+            });
+        group(c, input, "pagerank_after_updates")
+            .bench_function(BenchmarkId::new(S::NAME, size), |b| {
+                b.iter(|| black_box(pagerank(&store, &ranks).expect("valid options")))
+            });
+    }
+}
+
+fn analytics(c: &mut Criterion, input: &SahuInput) {
+    analytics_store::<Vcsr>(c, input);
+    analytics_store::<Pcsr>(c, input);
+    analytics_store::<Bal>(c, input);
+    analytics_store::<CsrPP>(c, input);
+    let walks = ReverseWalkOptions { steps: WALK_STEPS };
+    let ranks = PageRankOptions::default();
+    let n = input.vertex_count;
+    for size in analytics_sizes(input) {
+        let edges = updated_edges(input, size);
+        let csr = Csr::from_edges(&edges[..], csr_options(input)).expect("valid graph");
+        let mut walk = group(c, input, "walks_after_updates");
+        walk.bench_function(BenchmarkId::new("Csr rebuilt", size), |b| {
+            b.iter(|| black_box(reverse_walks(&csr, &walks)))
+        });
+        let builder = graph_builder_graph(&edges);
+        walk.bench_function(BenchmarkId::new("graph_builder rebuilt", size), |b| {
+            b.iter(|| black_box(graph_builder_walks(&builder, WALK_STEPS)))
+        });
+        drop(builder);
+        let mut stable = stable_graph(n, &input.edges);
+        stable_graph_insert(&mut stable, &input.insert_batch(size));
+        stable_graph_delete(&mut stable, &input.delete_batch(size));
+        walk.bench_function(BenchmarkId::new("petgraph StableGraph", size), |b| {
+            b.iter(|| {
+                black_box(reverse_walks_with(n, WALK_STEPS, |u| {
+                    stable.neighbors(NodeIndex::new(u)).map(|v| v.index())
+                }))
+            })
+        });
+        let mut map = graph_map(n, &input.edges);
+        for e in input.insert_batch(size) {
+            map.add_edge(e.src, e.dst, ());
+        }
+        for e in input.delete_batch(size) {
+            map.remove_edge(e.src, e.dst);
+        }
+        walk.bench_function(BenchmarkId::new("petgraph GraphMap", size), |b| {
+            b.iter(|| {
+                black_box(reverse_walks_with(n, WALK_STEPS, |u| {
+                    map.neighbors(u as u32).map(|v| v as usize)
+                }))
+            })
+        });
+        walk.finish();
+        let mut rank = group(c, input, "pagerank_after_updates");
+        rank.bench_function(BenchmarkId::new("Csr rebuilt", size), |b| {
+            b.iter(|| black_box(pagerank(&csr, &ranks).expect("valid options")))
+        });
+        if n <= 5_000 {
+            rank.bench_function(BenchmarkId::new("petgraph StableGraph", size), |b| {
+                b.iter(|| black_box(petgraph::algo::page_rank(&stable, 0.85f32, 20)))
+            });
+        }
+        rank.finish();
+    }
+}
+
+fn sahu(c: &mut Criterion) {
+    for input in inputs() {
+        println!(
+            "input {}: {} vertices, {} edges, batch sizes {:?}",
+            input.name,
+            input.vertex_count,
+            input.edges.len(),
+            input.batch_sizes()
+        );
+        load(c, &input);
+        clone(c, &input);
+        for update in [Update::Insert, Update::Delete] {
+            for new_instance in [false, true] {
+                updates(c, &input, update, new_instance);
+            }
+        }
+        analytics(c, &input);
+    }
+}
+
+criterion_group!(benches, sahu);
+criterion_main!(benches);

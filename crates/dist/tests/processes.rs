@@ -1,0 +1,496 @@
+//! Clusters of `dyngraph-dist-node` processes on 127.0.0.1 with a host
+//! file: their results equal a one-process run and the single machine's,
+//! and a process that dies (or never comes) makes the others exit with a
+//! clear error instead of hanging. Every child is killed when a test ends,
+//! passes or fails (the guard's `Drop`), and every wait is bounded.
+
+mod common;
+
+use common::*;
+use dyngraph_core::StoreOptions;
+use dyngraph_kernels::{KernelName, PageRankMethod, PageRankResult, verify_pagerank};
+use dyngraph_loader::{Format, Generator, LoadOptions, write_edges};
+use dyngraph_replay::{ReplayOptions, Window};
+use serde_json::Value;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const NODE: &str = env!("CARGO_BIN_EXE_dyngraph-dist-node");
+
+/// A scratch directory for one test, removed at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("dyngraph-dist-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+/// Running children, killed when dropped.
+struct Children {
+    children: Vec<Child>,
+    stderr: Vec<PathBuf>,
+}
+
+impl Drop for Children {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Children {
+    /// Waits for every child until `deadline`; kills them all and panics
+    /// with their stderr when the deadline passes.
+    fn wait_all(&mut self, limit: Duration) -> Vec<Option<i32>> {
+        let deadline = Instant::now() + limit;
+        let mut codes = vec![None; self.children.len()];
+        let mut done = vec![false; self.children.len()];
+        while done.iter().any(|d| !d) {
+            for (i, child) in self.children.iter_mut().enumerate() {
+                if !done[i]
+                    && let Some(status) = child.try_wait().unwrap()
+                {
+                    done[i] = true;
+                    codes[i] = status.code();
+                }
+            }
+            if Instant::now() > deadline {
+                let stderr = self.stderr_text();
+                for child in &mut self.children {
+                    let _ = child.kill();
+                }
+                panic!("children still running after {limit:?}; stderr:\n{stderr}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        codes
+    }
+
+    fn stderr_text(&self) -> String {
+        self.stderr
+            .iter()
+            .enumerate()
+            .map(|(i, path)| {
+                format!(
+                    "--- process {i} ---\n{}",
+                    std::fs::read_to_string(path).unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+}
+
+/// Free ports on 127.0.0.1: bound by the OS, then released for the
+/// children (a port taken in between makes the start fail, and the
+/// cluster helper retries with new ones).
+fn free_ports(count: usize) -> Vec<u16> {
+    let listeners: Vec<TcpListener> = (0..count)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    listeners
+        .iter()
+        .map(|l| l.local_addr().unwrap().port())
+        .collect()
+}
+
+/// Starts `processes` nodes with `threads` workers each on a fresh host
+/// file; process 0 writes its report to `scratch/out.json`.
+fn start(scratch: &Path, processes: usize, threads: usize, args: &[String]) -> Children {
+    let ports = free_ports(processes);
+    let hostfile = scratch.join("hosts");
+    let lines: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+    std::fs::write(&hostfile, lines.join("\n") + "\n").unwrap();
+    let mut children = Children {
+        children: Vec::new(),
+        stderr: Vec::new(),
+    };
+    for process in 0..processes {
+        let stderr = scratch.join(format!("stderr{process}"));
+        let child = Command::new(NODE)
+            .args(args)
+            .arg("--hostfile")
+            .arg(&hostfile)
+            .args(["--process", &process.to_string()])
+            .args(["--workers", &threads.to_string()])
+            .arg("--output")
+            .arg(scratch.join("out.json"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap();
+        children.children.push(child);
+        children.stderr.push(stderr);
+    }
+    children
+}
+
+/// Runs a cluster to completion and returns process 0's report; retries
+/// once with new ports if one was taken between choosing and binding.
+fn run_cluster(scratch: &Path, processes: usize, threads: usize, args: &[String]) -> Value {
+    for attempt in 0..3 {
+        let mut children = start(scratch, processes, threads, args);
+        let codes = children.wait_all(Duration::from_secs(60));
+        if codes.iter().all(|&c| c == Some(0)) {
+            let text = std::fs::read_to_string(scratch.join("out.json")).unwrap();
+            return serde_json::from_str(&text).unwrap();
+        }
+        let stderr = children.stderr_text();
+        if attempt < 2 && stderr.contains("in use") {
+            continue;
+        }
+        panic!("cluster failed with {codes:?}:\n{stderr}");
+    }
+    unreachable!()
+}
+
+/// The same job as one process with one worker.
+fn run_single_process(scratch: &Path, args: &[String]) -> Value {
+    let out = scratch.join("single.json");
+    let status = Command::new(NODE)
+        .args(args)
+        .arg("--output")
+        .arg(&out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+}
+
+fn counts(report: &Value) -> Vec<u64> {
+    let s = &report["report"]["summary"];
+    [
+        "base_edges",
+        "edges_inserted",
+        "edges_deleted",
+        "edges",
+        "vertices",
+        "batch_count",
+    ]
+    .iter()
+    .map(|k| s[k].as_u64().unwrap())
+    .collect()
+}
+
+fn u32s(value: &Value) -> Vec<u32> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u32)
+        .collect()
+}
+
+/// Checks a cluster's report against the one-process run and the single
+/// machine.
+fn check(cluster: &Value, one: &Value, single: &SingleMachine, what: &str) {
+    let summary = &single.summary;
+    let expected = vec![
+        summary.base_edges,
+        summary.edges_inserted,
+        summary.edges_deleted,
+        summary.edges,
+        summary.vertices,
+        summary.batch_count as u64,
+    ];
+    assert_eq!(counts(cluster), expected, "{what}: cluster counts");
+    assert_eq!(counts(one), expected, "{what}: one-process counts");
+    assert!(
+        cluster["report"]["verify_failures"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{what}: {}",
+        cluster["report"]["verify_failures"]
+    );
+    let values = &cluster["values"];
+    for (name, output) in &single.outputs {
+        match output {
+            dyngraph_kernels::KernelOutput::Bfs(s) => {
+                let serial = dyngraph_kernels::serial_bfs_depths(&single.graph, s.source);
+                assert_eq!(u32s(&values[name]["depths"]), serial, "{what}: bfs");
+                assert_eq!(
+                    values[name], one["values"][name],
+                    "{what}: bfs, one process"
+                );
+            }
+            dyngraph_kernels::KernelOutput::Components(s) => {
+                assert_eq!(u32s(&values[name]["labels"]), s.labels, "{what}: cc");
+                assert_eq!(values[name], one["values"][name], "{what}: cc, one process");
+            }
+            dyngraph_kernels::KernelOutput::ReverseWalks(s) => {
+                let bits: Vec<u64> = values[name]["visits_bits"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_u64().unwrap())
+                    .collect();
+                let visits: Vec<f64> = bits.into_iter().map(f64::from_bits).collect();
+                // Same sums in the same order: the same bits.
+                assert!(
+                    visits
+                        .iter()
+                        .zip(&s.visits)
+                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{what}: walks"
+                );
+                assert_eq!(visits.len(), s.visits.len());
+                assert_eq!(
+                    values[name], one["values"][name],
+                    "{what}: walks, one process"
+                );
+            }
+            dyngraph_kernels::KernelOutput::PageRank(_) => {
+                for report in [cluster, one] {
+                    let result = PageRankResult {
+                        scores: report["values"][name]["scores_bits"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|v| f32::from_bits(v.as_u64().unwrap() as u32))
+                            .collect(),
+                        iterations: report["values"][name]["iterations"].as_u64().unwrap() as usize,
+                        last_change: 0.0,
+                        method: PageRankMethod::Push,
+                        damping: 0.85,
+                    };
+                    verify_pagerank(&single.graph, &result)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+}
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn three_processes_on_college_msg_equal_one_process_and_one_machine() {
+    let scratch = Scratch::new("college");
+    let input = college_msg();
+    let args = strings(&[
+        "--input",
+        input.to_str().unwrap(),
+        "--batch",
+        "5000",
+        "--window",
+        "20000edges",
+        "--kernels",
+        "pr,bfs,cc,rw",
+        "--source",
+        "1",
+        "--verify",
+        "--stall-timeout",
+        "30",
+    ]);
+    let cluster = run_cluster(&scratch.0, 3, 1, &args);
+    let one = run_single_process(&scratch.0, &args);
+    let replay = ReplayOptions {
+        batch: 5000,
+        window: Some(Window::Edges(20_000)),
+        ..ReplayOptions::default()
+    };
+    let kernels = [
+        KernelName::PageRank,
+        KernelName::Bfs,
+        KernelName::Afforest,
+        KernelName::ReverseWalks,
+    ];
+    let single = single_machine(
+        &stream_of(&input, &LoadOptions::default()),
+        &replay,
+        StoreOptions::default(),
+        &kernels,
+        1,
+    );
+    check(&cluster, &one, &single, "CollegeMsg, 3 processes");
+    let workers = cluster["report"]["workers"].as_array().unwrap();
+    assert_eq!(workers.len(), 3);
+    // Between processes every byte is remote.
+    for worker in workers {
+        let traffic = &worker["replay_traffic"];
+        assert_eq!(traffic["bytes"], traffic["remote_bytes"]);
+        assert!(traffic["bytes"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn two_processes_of_two_workers_on_a_kronecker_graph_equal_one_machine() {
+    let scratch = Scratch::new("kron");
+    let path = scratch.0.join("kron.el");
+    write_edges(
+        &path,
+        &Generator::kronecker(10, 16).seed(3).generate().unwrap(),
+        Format::EdgeList,
+    )
+    .unwrap();
+    let args = strings(&[
+        "--input",
+        path.to_str().unwrap(),
+        "--batch",
+        "4000",
+        "--base-percent",
+        "40",
+        "--kernels",
+        "pr,bfs,cc,rw",
+        "--source",
+        "0",
+        "--in-edges",
+        "--stall-timeout",
+        "30",
+    ]);
+    let cluster = run_cluster(&scratch.0, 2, 2, &args);
+    let one = run_single_process(&scratch.0, &args);
+    let replay = ReplayOptions {
+        batch: 4000,
+        base_percent: 40.0,
+        ..ReplayOptions::default()
+    };
+    let kernels = [
+        KernelName::PageRank,
+        KernelName::Bfs,
+        KernelName::Afforest,
+        KernelName::ReverseWalks,
+    ];
+    let single = single_machine(
+        &stream_of(&path, &LoadOptions::default()),
+        &replay,
+        StoreOptions::default(),
+        &kernels,
+        0,
+    );
+    check(&cluster, &one, &single, "Kronecker, 2x2");
+    let workers = cluster["report"]["workers"].as_array().unwrap();
+    assert_eq!(workers.len(), 4);
+    // Workers 0 and 1 share process 0: part of their bytes stay local.
+    let local: u64 = workers
+        .iter()
+        .map(|w| {
+            w["replay_traffic"]["bytes"].as_u64().unwrap()
+                - w["replay_traffic"]["remote_bytes"].as_u64().unwrap()
+        })
+        .sum();
+    assert!(local > 0);
+}
+
+#[test]
+fn a_killed_process_makes_the_others_exit_with_an_error() {
+    let scratch = Scratch::new("kill");
+    let input = college_msg();
+    // About 120 epochs of at least 50 ms: several seconds of run to kill
+    // into.
+    let args = strings(&[
+        "--input",
+        input.to_str().unwrap(),
+        "--batch",
+        "500",
+        "--throttle-ms",
+        "50",
+        "--stall-timeout",
+        "5",
+    ]);
+    let mut children = start(&scratch.0, 3, 1, &args);
+    std::thread::sleep(Duration::from_millis(2500));
+    for (i, child) in children.children.iter_mut().enumerate() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "process {i} ended before the kill"
+        );
+    }
+    children.children[2].kill().unwrap();
+    let started = Instant::now();
+    let codes = children.wait_all(Duration::from_secs(30));
+    let took = started.elapsed();
+    let stderr = children.stderr_text();
+    assert_eq!(
+        &codes[..2],
+        &[Some(1), Some(1)],
+        "survivors' exit codes:\n{stderr}"
+    );
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    for process in 0..2 {
+        let text = std::fs::read_to_string(&children.stderr[process]).unwrap();
+        assert!(
+            text.contains("error:")
+                && (text.contains("peer process died") || text.contains("no progress")),
+            "process {process} did not say why:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn a_process_that_never_comes_makes_the_others_give_up() {
+    let scratch = Scratch::new("absent");
+    let input = college_msg();
+    let args = strings(&["--input", input.to_str().unwrap(), "--stall-timeout", "3"]);
+    let mut children = start(&scratch.0, 3, 1, &args);
+    // Process 2 never starts.
+    children.children[2].kill().unwrap();
+    let codes = children.wait_all(Duration::from_secs(30));
+    let stderr = children.stderr_text();
+    assert_eq!(&codes[..2], &[Some(1), Some(1)], "{stderr}");
+    assert!(
+        stderr.contains("no progress") || stderr.contains("peer process"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn two_processes_on_email_eu_core_with_a_time_window_equal_one_machine() {
+    // Time goes backwards in four places: the window's cursor must stop
+    // where the single-machine engine stops, across processes.
+    let Some(input) = shared_data("email-Eu-core-temporal-part.txt") else {
+        return;
+    };
+    let scratch = Scratch::new("email");
+    let args = strings(&[
+        "--input",
+        input.to_str().unwrap(),
+        "--batch",
+        "7000",
+        "--window",
+        "200000",
+        "--simple",
+        "--kernels",
+        "bfs,cc",
+        "--source",
+        "1",
+        "--stall-timeout",
+        "30",
+    ]);
+    let cluster = run_cluster(&scratch.0, 2, 1, &args);
+    let one = run_single_process(&scratch.0, &args);
+    let replay = ReplayOptions {
+        batch: 7000,
+        window: Some(Window::Time(200_000)),
+        semantics: dyngraph_core::Semantics::Simple,
+        ..ReplayOptions::default()
+    };
+    let single = single_machine(
+        &stream_of(&input, &LoadOptions::default()),
+        &replay,
+        StoreOptions::new(dyngraph_core::Semantics::Simple),
+        &[KernelName::Bfs, KernelName::Afforest],
+        1,
+    );
+    assert!(single.summary.edges_deleted > 0);
+    check(&cluster, &one, &single, "email-Eu-core, 2 processes");
+}

@@ -1,0 +1,297 @@
+//! Distributed replays in threads of this process against the
+//! single-machine engine and kernels on the same stream: counts, windows,
+//! semantics, in-edge copies, and kernel results.
+
+mod common;
+
+use common::*;
+use dyngraph_core::{Error, Semantics, StoreOptions};
+use dyngraph_dist::{Cluster, DistInput, DistOptions, DistReport, Partitioner, replay};
+use dyngraph_kernels::KernelName;
+use dyngraph_loader::{Format, Generator, LoadOptions, write_edges};
+use dyngraph_replay::{CsrRebuild, ReplayOptions, Window};
+
+const ALL: [KernelName; 4] = [
+    KernelName::PageRank,
+    KernelName::Bfs,
+    KernelName::Afforest,
+    KernelName::ReverseWalks,
+];
+
+fn options(replay: ReplayOptions, kernels: &[KernelName], source: u32) -> DistOptions {
+    DistOptions {
+        store: StoreOptions::new(replay.semantics).weighted(true),
+        replay,
+        kernels: kernels.to_vec(),
+        source,
+        verify: true,
+        ..DistOptions::default()
+    }
+}
+
+fn run(workers: usize, path: &std::path::Path, options: DistOptions) -> DistReport {
+    replay::<CsrRebuild>(
+        &Cluster::threads(workers),
+        DistInput::File(path.into()),
+        options,
+    )
+    .expect("distributed replay")
+    .expect("worker 0 is here")
+}
+
+/// Runs the distributed replay with `workers` and compares it with the
+/// single machine.
+fn compare(path: &std::path::Path, workers: usize, dist: DistOptions, what: &str) -> DistReport {
+    let stream = stream_of(path, &LoadOptions::default());
+    let single = single_machine(
+        &stream,
+        &dist.replay,
+        dist.store,
+        &dist.kernels,
+        dist.source,
+    );
+    let report = run(workers, path, dist);
+    assert!(
+        report.verify_failures.is_empty(),
+        "{what}: {:?}",
+        report.verify_failures
+    );
+    assert_same_counts(&report.summary, &single.summary, what);
+    assert_same_outputs(&report.outputs, &single, what);
+    assert_eq!(report.workers.len(), workers);
+    let owned: u64 = report.workers.iter().map(|w| w.edges_owned).sum();
+    assert_eq!(owned, report.summary.edges, "{what}: edges owned add up");
+    report
+}
+
+#[test]
+fn college_msg_multigraph_with_an_edge_window_equals_one_machine() {
+    let replay = ReplayOptions {
+        batch: 4000,
+        window: Some(Window::Edges(15_000)),
+        ..ReplayOptions::default()
+    };
+    for workers in [1, 3] {
+        let report = compare(
+            &college_msg(),
+            workers,
+            options(replay.clone(), &ALL, 1),
+            &format!("CollegeMsg, {workers} workers"),
+        );
+        assert_eq!(report.summary.edges, 15_000);
+        for kernel in report.summary.kernels.values() {
+            assert_eq!(kernel.verified, Some(true));
+        }
+    }
+}
+
+#[test]
+fn college_msg_simple_graph_with_a_time_window_equals_one_machine() {
+    // A week of messages, set semantics: repeats insert nothing and their
+    // expiry deletes nothing.
+    let replay = ReplayOptions {
+        batch: 3000,
+        base_percent: 25.0,
+        window: Some(Window::Time(7 * 86_400)),
+        semantics: Semantics::Simple,
+        ..ReplayOptions::default()
+    };
+    let mut dist = options(replay, &[KernelName::Afforest, KernelName::Bfs], 1);
+    dist.partitioner = Partitioner::Modulo;
+    dist.every = Some(5);
+    let report = compare(&college_msg(), 2, dist, "CollegeMsg simple, time window");
+    assert!(report.summary.edges_deleted > 0);
+    // 15 batches: checkpoints after batches 4, 9 and 14, two kernels each.
+    assert_eq!(report.summary.kernel_timeline.len(), 6);
+}
+
+#[test]
+fn email_eu_core_time_window_stops_where_timestamps_go_back() {
+    // Four places where time goes backwards: the window expires in arrival
+    // order and stops at the first arrival still inside, across workers.
+    let Some(path) = shared_data("email-Eu-core-temporal-part.txt") else {
+        return;
+    };
+    let replay = ReplayOptions {
+        batch: 5000,
+        window: Some(Window::Time(200_000)),
+        ..ReplayOptions::default()
+    };
+    let report = compare(
+        &path,
+        3,
+        options(replay, &[KernelName::Afforest], 0),
+        "email-Eu-core",
+    );
+    assert!(report.summary.edges_deleted > 10_000);
+}
+
+#[test]
+fn in_edge_copies_live_at_destination_owners() {
+    let replay = ReplayOptions {
+        batch: 10_000,
+        window: Some(Window::Edges(30_000)),
+        ..ReplayOptions::default()
+    };
+    let mut dist = options(replay, &[KernelName::PageRank], 1);
+    dist.store = dist.store.in_edges(true);
+    let report = compare(&college_msg(), 3, dist, "in-edges");
+    let copies: u64 = report.workers.iter().map(|w| w.in_edges_owned).sum();
+    assert_eq!(copies, report.summary.edges, "one reversed copy per edge");
+}
+
+#[test]
+fn weighted_wel_stream_keeps_weights_and_counts() {
+    let Some(path) = shared_data("sx-mathoverflow/b30/base.wel") else {
+        return;
+    };
+    let replay = ReplayOptions {
+        batch: 20_000,
+        ..ReplayOptions::default()
+    };
+    let report = compare(
+        &path,
+        2,
+        options(replay, &[KernelName::Afforest], 1),
+        "sx-mathoverflow",
+    );
+    assert!(report.summary.weighted);
+    assert_eq!(report.summary.edges, 112_792);
+}
+
+#[test]
+fn kronecker_graph_equals_one_machine() {
+    let generator = Generator::kronecker(11, 16).seed(7);
+    let path = std::env::temp_dir().join(format!("dyngraph-dist-kron-{}.el", std::process::id()));
+    write_edges(&path, &generator.generate().unwrap(), Format::EdgeList).unwrap();
+    let replay_options = ReplayOptions {
+        batch: 8000,
+        base_percent: 50.0,
+        ..ReplayOptions::default()
+    };
+    let source = 0;
+    compare(
+        &path,
+        3,
+        options(replay_options, &ALL, source),
+        "Kronecker scale 11",
+    );
+    // The same graph drawn in every process instead of read from a file.
+    let stream = stream_of(&path, &LoadOptions::default());
+    let single = single_machine(
+        &stream,
+        &ReplayOptions {
+            batch: 8000,
+            base_percent: 50.0,
+            ..ReplayOptions::default()
+        },
+        StoreOptions::default(),
+        &[KernelName::Afforest],
+        source,
+    );
+    let report = replay::<CsrRebuild>(
+        &Cluster::threads(2),
+        DistInput::Generated(generator),
+        DistOptions {
+            replay: ReplayOptions {
+                batch: 8000,
+                base_percent: 50.0,
+                ..ReplayOptions::default()
+            },
+            kernels: vec![KernelName::Afforest],
+            gather: true,
+            ..DistOptions::default()
+        },
+    )
+    .unwrap()
+    .unwrap();
+    assert_same_counts(&report.summary, &single.summary, "generated Kronecker");
+    assert_same_outputs(&report.outputs, &single, "generated Kronecker");
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
+fn a_bad_line_fails_every_worker_with_the_files_line_number() {
+    let path = std::env::temp_dir().join(format!("dyngraph-dist-bad-{}.el", std::process::id()));
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&format!("{i} {}\n", i + 1));
+    }
+    text.push_str("7 x\n");
+    for i in 0..50 {
+        text.push_str(&format!("{i} {}\n", i + 2));
+    }
+    std::fs::write(&path, text).unwrap();
+    let error = replay::<CsrRebuild>(
+        &Cluster::threads(3),
+        DistInput::File(path.clone()),
+        DistOptions::default(),
+    )
+    .unwrap_err();
+    match &error {
+        Error::Parse { location, .. } => assert_eq!(location.line, 201, "{error}"),
+        other => panic!("expected a parse error, got {other}"),
+    }
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
+fn kernels_without_a_distributed_version_are_refused() {
+    let mut dist = options(ReplayOptions::default(), &[KernelName::Triangles], 0);
+    dist.verify = false;
+    let error = replay::<CsrRebuild>(&Cluster::threads(2), DistInput::File(college_msg()), dist)
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("no distributed version"),
+        "{error}"
+    );
+}
+
+#[test]
+fn traffic_is_counted_and_pagerank_exchanges_one_value_per_ghost() {
+    let replay = ReplayOptions {
+        batch: 60_000,
+        base_percent: 100.0,
+        ..ReplayOptions::default()
+    };
+    let mut dist = options(replay, &[KernelName::PageRank], 1);
+    dist.verify = false;
+    let report = run(2, &college_msg(), dist);
+    let per_step = report.bytes_per_edge_per_superstep("pr").unwrap();
+    assert_eq!(per_step.len(), 20);
+    // Every iteration sends the same dense vectors.
+    assert!(per_step.windows(2).all(|w| w[0] == w[1]));
+    // At most one 4-byte value per edge (ghosts are at most the cut edges).
+    assert!(per_step[0] > 0.0 && per_step[0] < 4.0, "{per_step:?}");
+    // In one process nothing crosses processes.
+    assert!(
+        report
+            .workers
+            .iter()
+            .all(|w| w.replay_traffic.remote_bytes == 0)
+    );
+    assert!(report.workers.iter().all(|w| w.replay_traffic.bytes > 0));
+}
+
+#[test]
+fn workers_with_no_lines_still_take_part_in_a_time_window() {
+    // Eight workers, five lines (one a comment): most ranges are empty or
+    // comment-only, and every worker must still join the window's
+    // collectives.
+    let path = std::env::temp_dir().join(format!("dyngraph-dist-tiny-{}.txt", std::process::id()));
+    std::fs::write(&path, "# src dst t\n1 2 10\n2 3 20\n3 1 30\n4 1 45\n").unwrap();
+    let replay = ReplayOptions {
+        batch: 1,
+        base_percent: 0.0,
+        window: Some(Window::Time(15)),
+        ..ReplayOptions::default()
+    };
+    let mut dist = options(replay, &[KernelName::Afforest], 1);
+    dist.stall_timeout = std::time::Duration::from_secs(20);
+    let report = compare(&path, 8, dist, "tiny file, 8 workers");
+    // At 30 the arrival at 10 leaves; at 45 the one at 20 (30 is exactly 15
+    // behind: still inside).
+    assert_eq!(report.summary.edges_deleted, 2);
+    assert_eq!(report.summary.edges, 2);
+    std::fs::remove_file(&path).ok();
+}

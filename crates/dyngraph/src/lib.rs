@@ -1,0 +1,143 @@
+//! **dyngraph**: graphs that change over time, in Rust.
+//!
+//! Static CSR is the fastest layout to analyse and cannot take one new edge
+//! without a rebuild; adjacency lists take updates and lose the analysis
+//! speed. dyngraph brings the research formats that close that gap — VCSR
+//! on a packed-memory array, CSR++ segments, and the PCSR and blocked
+//! adjacency-list baselines — behind **one store contract**, with a
+//! parallel loader, the GAPBS kernels written once for every store, and a
+//! replay engine for temporal streams. This is the one crate to add:
+//!
+//! ```toml
+//! [dependencies]
+//! dyngraph = "0.1"
+//! ```
+//!
+//! and the one import: `use dyngraph::prelude::*;`.
+//!
+//! # A tour: load → build → update → snapshot → kernels → freeze
+//!
+//! ```
+//! use dyngraph::prelude::*;
+//!
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
+//! // SNAP's CollegeMsg (`src dst timestamp` lines; gzip works too).
+//! // let path = "CollegeMsg.txt";
+//! let stream = load_edge_stream(path, &LoadOptions::default())?;
+//! let all = stream.as_chunk(); // the loader's columns, borrowed: no copy
+//! let (base, rest) = (all.slice(0..50_000), all.slice(50_000..all.len()));
+//!
+//! // Build two stores from the same columns. PageRank pulls over in-edges,
+//! // so keep them; the options every store shares are `StoreOptions`.
+//! let options = StoreOptions::new(Semantics::Multigraph).in_edges(true);
+//! let mut vcsr = Vcsr::from_edges(&base, VcsrOptions::new(options))?;
+//! let mut csrpp = CsrPP::from_edges(&base, CsrPPOptions::from(options))?;
+//!
+//! // Update: a batch of inserts, then 1,000 deletes.
+//! vcsr.insert_edges(&rest)?;
+//! csrpp.insert_edges(&rest)?;
+//! let oldest: Vec<Edge> = (0..1000).map(|i| stream.edge(i)).collect();
+//! assert_eq!(vcsr.delete_edges(&oldest)?.edges_removed, 1000);
+//! csrpp.delete_edges(&oldest)?;
+//!
+//! // A snapshot stays as it was while the store keeps changing.
+//! let snapshot = vcsr.snapshot();
+//! vcsr.insert_edge(1, 2)?;
+//! let view = vcsr.view(&snapshot)?;
+//! assert_eq!(view.edge_count() + 1, vcsr.edge_count());
+//!
+//! // Kernels run on any store, snapshot or Csr; verifiers check them.
+//! let ranks = pagerank(&view, &PageRankOptions::default())?;
+//! verify_pagerank(&view, &ranks).expect("PageRank verified");
+//! assert_eq!(ranks.method, PageRankMethod::Pull); // in-edges were kept
+//! let tree = bfs(&csrpp, &BfsOptions::from_source(1))?;
+//!
+//! // Freeze into the immutable Csr (in parallel) and compare.
+//! let csr = csrpp.to_csr()?;
+//! let on_csr = bfs(&csr, &BfsOptions::from_source(1))?;
+//! assert_eq!(tree.reached(), on_csr.reached());
+//! println!("{} edges, {} bytes in Vcsr, {} in CsrPP, {} in Csr",
+//!     csr.edge_count(), vcsr.memory_bytes(), csrpp.memory_bytes(), csr.memory_bytes());
+//! # Ok::<(), dyngraph::Error>(())
+//! ```
+//!
+//! # The store contract
+//!
+//! Every store — [`Csr`], [`Vcsr`], [`Pcsr`], [`Bal`], [`CsrPP`] — implements
+//! [`GraphStore`]: bulk build from any [`EdgeSource`] ([`FromEdges`]), the
+//! read traits ([`ReadGraph`]), `edges()`, [`Snapshots`], `memory_bytes()`
+//! and `to_csr()`; the dynamic ones also [`GraphUpdate`]
+//! ([`DynamicStore`]). Code written once against these runs on all of them
+//! (`dyngraph_core`'s `store` docs have the table).
+//!
+//! In-edges and weights are options of a store, and a store built without
+//! one never answers with silence: [`InEdges::in_edges`] and
+//! [`EdgeWeights::edge_weights`] return `Error::MissingCapability`. Kernels
+//! say what they use and what they do without it
+//! ([`kernels::KernelName::needs`]): PageRank pulls over in-edges or pushes
+//! without them, and reports which.
+//!
+//! # Choosing a store
+//!
+//! | store | updates | scans | snapshot | when |
+//! |---|---|---|---|---|
+//! | [`Csr`] | none (rebuild) | fastest | free | static analysis; the frozen form of every store |
+//! | [`Vcsr`] | append into a degree-proportional gap; local rebalances | one slice per vertex | copy of the degrees (DGAP) | temporal streams, analytics between batches |
+//! | [`CsrPP`] | sorted per-vertex arrays, per-segment locks, concurrent writers | one array per vertex | copy-before-write per vertex | concurrent writers, deletes, set semantics |
+//! | [`Pcsr`], [`Bal`] | the papers' baselines | — | copy-before-write per vertex | comparisons |
+//!
+//! `BENCHMARKS.md` in the repository has the measured figures.
+//!
+//! # Features
+//!
+//! `vcsr`, `csrpp`, `loader`, `kernels`, `replay` (all default) and
+//! `petgraph` (petgraph's algorithms on dyngraph graphs: `dyngraph::petgraph`).
+#![deny(missing_docs)]
+
+pub use dyngraph_core as core;
+pub use dyngraph_core::{
+    Capability, Csr, CsrOptions, DynamicStore, Edge, EdgeChunk, EdgeSource, EdgeWeights, Error,
+    FromEdges, Graph, GraphStore, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph,
+    Result, Semantics, Snapshots, StoreOptions, VertexId, Weight, WeightedEdge,
+    WeightedOutNeighbors,
+};
+
+#[cfg(feature = "csrpp")]
+pub use dyngraph_csrpp as csrpp;
+#[cfg(feature = "csrpp")]
+pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};
+#[cfg(feature = "kernels")]
+pub use dyngraph_kernels as kernels;
+#[cfg(feature = "loader")]
+pub use dyngraph_loader as loader;
+#[cfg(feature = "replay")]
+pub use dyngraph_replay as replay;
+#[cfg(feature = "vcsr")]
+pub use dyngraph_vcsr as vcsr;
+#[cfg(feature = "vcsr")]
+pub use dyngraph_vcsr::{Bal, Pcsr, Vcsr, VcsrOptions};
+
+#[cfg(feature = "petgraph")]
+pub mod petgraph;
+
+/// Everything a program using dyngraph needs, in one import.
+pub mod prelude {
+    pub use dyngraph_core::{
+        Csr, CsrOptions, DynamicStore, Edge, EdgeChunk, EdgeSource, EdgeWeights, Error, FromEdges,
+        Graph, GraphStore, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph, Semantics,
+        Snapshots, StoreOptions, VertexId, Weight, WeightedEdge, WeightedOutNeighbors,
+    };
+
+    #[cfg(feature = "csrpp")]
+    pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};
+    #[cfg(feature = "kernels")]
+    pub use dyngraph_kernels::{
+        BfsOptions, ComponentsOptions, KernelName, PageRankMethod, PageRankOptions, SsspOptions,
+        bfs, connected_components, pagerank, reverse_walks, sssp, triangle_count, verify_bfs,
+        verify_pagerank, verify_sssp,
+    };
+    #[cfg(feature = "loader")]
+    pub use dyngraph_loader::{EdgeStream, LoadOptions, load_csr, load_edge_stream};
+    #[cfg(feature = "vcsr")]
+    pub use dyngraph_vcsr::{Bal, Pcsr, Vcsr, VcsrOptions};
+}

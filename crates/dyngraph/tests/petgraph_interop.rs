@@ -1,0 +1,185 @@
+//! petgraph's algorithms on dyngraph graphs through `PetgraphView` equal
+//! the same algorithms on a `petgraph::Graph` of the same edges, on the
+//! bundled sample, the real files in `../shared/data` and random graphs.
+
+use dyngraph::loader::{LoadOptions, load_edge_stream};
+use dyngraph::petgraph::{PetgraphEdges, PetgraphView, to_petgraph, to_petgraph_weighted};
+use dyngraph::prelude::*;
+use petgraph::algo::{dijkstra, kosaraju_scc, tarjan_scc, toposort};
+use petgraph::visit::EdgeRef;
+use proptest::prelude::*;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+fn normalized(mut sccs: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
+    sccs.iter_mut().for_each(|scc| scc.sort_unstable());
+    sccs.sort();
+    sccs
+}
+
+fn petgraph_of(
+    edges: &[WeightedEdge],
+    n: usize,
+) -> petgraph::Graph<(), f32, petgraph::Directed, u32> {
+    let mut graph = petgraph::Graph::with_capacity(n, edges.len());
+    for _ in 0..n {
+        graph.add_node(());
+    }
+    for e in edges {
+        graph.add_edge(e.src.into(), e.dst.into(), e.weight);
+    }
+    graph
+}
+
+/// SCCs (Tarjan and Kosaraju) and Dijkstra from `source` agree between
+/// `graph` seen through `PetgraphView` and petgraph's own `Graph`.
+fn check_against_petgraph<G: ReadGraph>(
+    graph: &G,
+    reference: &petgraph::Graph<(), f32, petgraph::Directed, u32>,
+    source: u32,
+) {
+    let view = PetgraphView::new(graph);
+    let want = normalized(
+        tarjan_scc(reference)
+            .into_iter()
+            .map(|scc| scc.into_iter().map(|n| n.index() as u32).collect())
+            .collect(),
+    );
+    assert_eq!(normalized(tarjan_scc(view)), want, "tarjan_scc");
+    let directed = view.with_in_edges().expect("built with in-edges");
+    assert_eq!(normalized(kosaraju_scc(directed)), want, "kosaraju_scc");
+
+    let weighted = view.with_weights().expect("built with weights");
+    let got = dijkstra(weighted, source, None, |e| f64::from(*e.weight()));
+    let want: HashMap<u32, f64> =
+        dijkstra(reference, source.into(), None, |e| f64::from(*e.weight()))
+            .into_iter()
+            .map(|(n, d)| (n.index() as u32, d))
+            .collect();
+    assert_eq!(got.len(), want.len(), "dijkstra reached");
+    for (v, d) in want {
+        assert!(
+            (got[&v] - d).abs() <= 1e-6 * d.max(1.0),
+            "dijkstra to {v}: {} vs {d}",
+            got[&v]
+        );
+    }
+}
+
+fn weighted_stream(path: &std::path::Path) -> (Vec<WeightedEdge>, usize) {
+    let stream = load_edge_stream(path, &LoadOptions::default()).expect("readable");
+    // Timestamps are not weights: give every edge a small weight of its own.
+    let edges: Vec<WeightedEdge> = (0..stream.len())
+        .map(|i| {
+            let e = stream.edge(i);
+            WeightedEdge::new(e.src, e.dst, (1 + (e.src ^ e.dst) % 7) as f32)
+        })
+        .collect();
+    (edges, stream.vertex_count())
+}
+
+fn real_files() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = vec![root.join("data/CollegeMsg.txt")];
+    let shared = root.join("../shared/data");
+    if shared.is_dir() {
+        files.push(shared.join("email-Eu-core-temporal-part.txt"));
+        files.push(shared.join("dnc-temporal.txt"));
+    } else {
+        eprintln!(
+            "note: {} is absent; checking the bundled sample only",
+            shared.display()
+        );
+    }
+    files
+}
+
+#[test]
+fn algorithms_on_csr_equal_petgraph_on_the_real_files() {
+    for path in real_files() {
+        let (edges, n) = weighted_stream(&path);
+        let csr =
+            Csr::from_edges(&edges, CsrOptions::default().in_edges(true).vertex_count(n)).unwrap();
+        let reference = petgraph_of(&edges, n);
+        check_against_petgraph(&csr, &reference, edges[0].src);
+    }
+}
+
+#[test]
+fn algorithms_on_every_store_equal_petgraph_on_sx_mathoverflow_with_its_weights() {
+    let root =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/sx-mathoverflow/b30");
+    if !root.is_dir() {
+        eprintln!("note: {} is absent; skipping", root.display());
+        return;
+    }
+    let mut edges = Vec::new();
+    for part in ["base.wel", "dynamic.wel"] {
+        let stream = load_edge_stream(root.join(part), &LoadOptions::default()).unwrap();
+        edges.extend(stream.weighted_edges());
+    }
+    assert_eq!(edges.len(), 375_972);
+    let n = 88_581;
+    let csr =
+        Csr::from_edges(&edges, CsrOptions::default().in_edges(true).vertex_count(n)).unwrap();
+    check_against_petgraph(&csr, &petgraph_of(&edges, n), edges[0].src);
+}
+
+#[test]
+fn conversions_round_trip() {
+    let (edges, n) = weighted_stream(&real_files()[0]);
+    let csr = Csr::from_edges(&edges, CsrOptions::default().vertex_count(n)).unwrap();
+    let graph = to_petgraph_weighted(&csr).unwrap();
+    assert_eq!((graph.node_count(), graph.edge_count()), (n, edges.len()));
+    // Back, in place through `PetgraphEdges`.
+    let again = Csr::from_edges(
+        &PetgraphEdges::weighted(&graph, |w| *w),
+        CsrOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(again, csr);
+    let plain = to_petgraph(&csr);
+    let unweighted =
+        Csr::from_edges(&PetgraphEdges::unweighted(&plain), CsrOptions::default()).unwrap();
+    assert_eq!(unweighted.edge_count(), csr.edge_count());
+    assert!(unweighted.edge_weights().is_err());
+}
+
+#[test]
+fn capabilities_are_asked_for_not_assumed() {
+    let csr = Csr::from_edges(&[Edge::new(0, 1)], CsrOptions::default()).unwrap();
+    let view = PetgraphView::new(&csr);
+    assert!(matches!(
+        view.with_in_edges(),
+        Err(Error::MissingCapability { .. })
+    ));
+    assert!(matches!(
+        view.with_weights(),
+        Err(Error::MissingCapability { .. })
+    ));
+    assert!(to_petgraph_weighted(&csr).is_err());
+}
+
+#[test]
+fn toposort_runs_on_a_dag() {
+    let edges = [(0, 1), (0, 2), (1, 3), (2, 3)].map(|(s, d)| Edge::new(s, d));
+    let csr = Csr::from_edges(&edges, CsrOptions::default().in_edges(true)).unwrap();
+    let order = toposort(PetgraphView::new(&csr).with_in_edges().unwrap(), None).unwrap();
+    let position: HashMap<u32, usize> = order.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    for e in edges {
+        assert!(position[&e.src] < position[&e.dst]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn random_multigraphs_agree_with_petgraph(
+        edges in dyngraph_core::testing::weighted_edges(30, 1..200),
+    ) {
+        let n = 30;
+        let csr = Csr::from_edges(&edges, CsrOptions::default().in_edges(true).vertex_count(n)).unwrap();
+        check_against_petgraph(&csr, &petgraph_of(&edges, n), edges[0].src);
+    }
+}

@@ -1,0 +1,788 @@
+//! Binary `Csr` files (`.dgcsr`): write a [`Csr`] to one file, open it
+//! again by memory map without copying, or read it wherever a graph file is
+//! read.
+//!
+//! [`load_csr`](crate::load_csr), [`load_edge_stream`](crate::load_edge_stream)
+//! and their in-memory twins recognise a binary `Csr` file by its magic
+//! bytes ([`CSR_FILE_MAGIC`]), whatever its name, and read it instead of
+//! parsing text; [`CsrFile::open`] maps it and [`CsrFile::view`] borrows the
+//! graph from the map. ("Snapshot" in dyngraph means a store's consistent
+//! read view, not this file.)
+//!
+//! # Layout (version 1)
+//!
+//! All integers are in the writing machine's byte order, recorded by the
+//! endianness marker; a file is refused on a machine of the other order.
+//! Every section starts at a multiple of 8 bytes (zero padding), so once
+//! mapped at a page boundary each is a properly aligned slice.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `b"DYNGCSR\0"` |
+//! | 8 | 4 | version (`u32`, 1) |
+//! | 12 | 4 | endianness marker `0x0102_0304` (`u32`) |
+//! | 16 | 4 | flags: bit 0 weights, bit 1 in-edges, bit 2 simple semantics |
+//! | 20 | 4 | reserved, 0 |
+//! | 24 | 8 | vertex count `V` (`u64`) |
+//! | 32 | 8 | edge count `E` (`u64`) |
+//! | 40 | 8 | checksum: CRC-32 (in the low 32 bits) of the whole file with this field zeroed |
+//! | 48 | 40 | section byte lengths (`u64` each): offsets, targets, weights, in-offsets, in-sources |
+//! | 88 | … | the sections in that order: offsets `(V+1) × u64`, targets `E × u32`, weights `E × f32` (or empty), in-offsets `(V+1) × u64` and in-sources `E × u32` (or empty), each padded to 8 bytes |
+//!
+//! Opening checks the magic, version, byte order, that the section lengths
+//! match `V` and `E` and add up to the file size, the checksum (unless told
+//! not to), and, when a view is taken, the CSR invariants
+//! ([`CsrView::new`]), so a truncated, corrupted or foreign file is an
+//! [`Error::InvalidCsrFile`] (saying which check failed) or
+//! [`Error::InvalidStructure`], never undefined behaviour.
+//!
+//! Writing goes through [`AtomicFile`]: the bytes go to a temporary file in
+//! the destination's directory, which is flushed, synced and renamed over
+//! the destination, so a crash or a full disk never leaves a half-written
+//! file under the final name, and a process that has the previous file
+//! mapped keeps reading the previous file.
+
+use crate::ThirdColumn;
+use crate::atomic::AtomicFile;
+use crate::load::LoadOptions;
+use crate::stream::{EdgeStream, EdgeValues};
+use dyngraph_core::{
+    Csr, CsrOptions, CsrView, EdgeColumns, Error, Graph, Result, Semantics, VertexId, Weight,
+};
+use rayon::prelude::*;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The first eight bytes of every binary `Csr` file.
+pub const CSR_FILE_MAGIC: [u8; 8] = *b"DYNGCSR\0";
+/// The layout version this crate writes and reads.
+pub const CSR_FILE_VERSION: u32 = 1;
+const ENDIAN_MARKER: u32 = 0x0102_0304;
+const HEADER_BYTES: usize = 88;
+const CHECKSUM_RANGE: std::ops::Range<usize> = 40..48;
+const FLAG_WEIGHTS: u32 = 1;
+const FLAG_IN_EDGES: u32 = 2;
+const FLAG_SIMPLE: u32 = 4;
+const SECTIONS: usize = 5;
+/// Bytes checksummed per parallel task.
+const CHECKSUM_CHUNK: usize = 4 << 20;
+
+/// Writes `csr` as a binary `Csr` file (layout in the [module docs](self)),
+/// atomically: to a temporary file in the same directory, flushed and
+/// synced, then renamed over `path` (see [`AtomicFile`]).
+///
+/// Cost: one sequential write of `88 + 8 (V + 1) + 4 E` bytes (plus 4 E
+/// with weights, `8 (V + 1) + 4 E` more with in-edges) and a parallel
+/// CRC-32 pass over the same bytes.
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be written; `path` then holds what it
+/// held before.
+pub fn write_csr_file(path: impl AsRef<Path>, csr: &Csr) -> Result<()> {
+    write_csr_file_view(path, csr.view())
+}
+
+/// [`write_csr_file`] for a borrowed graph (for example the view of a
+/// mapped [`CsrFile`]).
+///
+/// # Errors
+/// As [`write_csr_file`].
+pub fn write_csr_file_view(path: impl AsRef<Path>, graph: CsrView<'_>) -> Result<()> {
+    let path = path.as_ref();
+    let mut file = AtomicFile::create(path)?;
+    write_csr_file_to(&mut file, graph).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    file.commit()
+}
+
+/// Writes `graph` in the binary `Csr` layout to any writer (a buffer in
+/// memory, a socket, ...). [`write_csr_file`] is this into an
+/// [`AtomicFile`].
+///
+/// # Errors
+/// The writer's errors.
+pub fn write_csr_file_to(mut writer: impl Write, graph: CsrView<'_>) -> std::io::Result<()> {
+    let sections: [&[u8]; SECTIONS] = [
+        bytemuck::cast_slice(graph.offsets()),
+        bytemuck::cast_slice(graph.targets()),
+        graph.weights().map_or(&[][..], bytemuck::cast_slice),
+        graph.in_offsets().map_or(&[][..], bytemuck::cast_slice),
+        graph.in_sources().map_or(&[][..], bytemuck::cast_slice),
+    ];
+    let mut flags = 0;
+    if graph.weights().is_some() {
+        flags |= FLAG_WEIGHTS;
+    }
+    if graph.in_offsets().is_some() {
+        flags |= FLAG_IN_EDGES;
+    }
+    if graph.semantics() == Semantics::Simple {
+        flags |= FLAG_SIMPLE;
+    }
+    let mut header = [0u8; HEADER_BYTES];
+    header[0..8].copy_from_slice(&CSR_FILE_MAGIC);
+    header[8..12].copy_from_slice(&CSR_FILE_VERSION.to_ne_bytes());
+    header[12..16].copy_from_slice(&ENDIAN_MARKER.to_ne_bytes());
+    header[16..20].copy_from_slice(&flags.to_ne_bytes());
+    header[24..32].copy_from_slice(&(graph.vertex_count() as u64).to_ne_bytes());
+    header[32..40].copy_from_slice(&graph.edge_count().to_ne_bytes());
+    for (i, section) in sections.iter().enumerate() {
+        let at = 48 + 8 * i;
+        header[at..at + 8].copy_from_slice(&(section.len() as u64).to_ne_bytes());
+    }
+
+    // The checksum covers the header (checksum zeroed), sections and
+    // padding, in file order.
+    let padding = |len: usize| &[0u8; 8][..len.next_multiple_of(8) - len];
+    let mut body: Vec<&[u8]> = Vec::with_capacity(2 * SECTIONS);
+    for section in sections {
+        body.push(section);
+        body.push(padding(section.len()));
+    }
+    let mut pieces: Vec<&[u8]> = vec![&header];
+    pieces.extend(&body);
+    let checksum = u64::from(crc32(&pieces));
+    header[CHECKSUM_RANGE].copy_from_slice(&checksum.to_ne_bytes());
+    writer.write_all(&header)?;
+    for piece in body {
+        writer.write_all(piece)?;
+    }
+    writer.flush()
+}
+
+/// CRC-32 of the concatenation of `pieces`, computed in parallel chunks and
+/// combined.
+fn crc32(pieces: &[&[u8]]) -> u32 {
+    let chunks: Vec<&[u8]> = pieces
+        .iter()
+        .flat_map(|piece| piece.chunks(CHECKSUM_CHUNK))
+        .collect();
+    let partial: Vec<flate2::Crc> = chunks
+        .par_iter()
+        .map(|chunk| {
+            let mut crc = flate2::Crc::new();
+            crc.update(chunk);
+            crc
+        })
+        .collect();
+    let mut total = flate2::Crc::new();
+    for crc in &partial {
+        total.combine(crc);
+    }
+    total.sum()
+}
+
+/// How to open a binary `Csr` file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CsrFileOptions {
+    /// Recompute and compare the checksum (one parallel pass over the
+    /// file). Default `true`; turn off only for files you just wrote
+    /// yourself. The structural checks run either way.
+    pub verify_checksum: bool,
+}
+
+impl Default for CsrFileOptions {
+    fn default() -> Self {
+        Self {
+            verify_checksum: true,
+        }
+    }
+}
+
+/// Where each section lies in the file.
+#[derive(Clone, Debug)]
+struct Layout {
+    vertex_count: usize,
+    edge_count: usize,
+    flags: u32,
+    sections: [std::ops::Range<usize>; SECTIONS],
+}
+
+/// A memory-mapped binary `Csr` file. [`CsrFile::view`] borrows a [`CsrView`]
+/// straight from the map: no copy, pages are read on first touch.
+///
+/// # Cost model
+/// Open: header checks plus, by default, one parallel CRC pass over the
+/// file. [`CsrFile::view`]: the CSR invariant checks of [`CsrView::new`]
+/// (a parallel pass over offsets and targets) on every call, so take the
+/// view once and keep it. Memory: the page cache only.
+#[derive(Debug)]
+pub struct CsrFile {
+    map: memmap2::Mmap,
+    layout: Layout,
+    path: PathBuf,
+}
+
+impl CsrFile {
+    /// Maps `path` and checks it, verifying the checksum.
+    ///
+    /// # Safety
+    /// The file must not be modified or truncated, by this process or any
+    /// other, while the returned `CsrFile` or any view borrowed from it is
+    /// alive. The map shows such changes as they happen: they would
+    /// invalidate the checks made here and in [`CsrFile::view`] (a
+    /// truncation can also kill the process with `SIGBUS`), and writes to
+    /// memory behind a shared reference are undefined behaviour.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the file cannot be opened or mapped;
+    /// [`Error::InvalidCsrFile`] for a foreign, truncated, corrupted or
+    /// other-version file, saying which; [`Error::Io`] with
+    /// [`std::io::ErrorKind::IsADirectory`] for a directory.
+    pub unsafe fn open(path: impl AsRef<Path>) -> Result<CsrFile> {
+        // SAFETY: the caller upholds `open_with`'s contract, which is ours.
+        unsafe { Self::open_with(path, CsrFileOptions::default()) }
+    }
+
+    /// [`CsrFile::open`] with options.
+    ///
+    /// # Safety
+    /// As [`CsrFile::open`].
+    ///
+    /// # Errors
+    /// As [`CsrFile::open`].
+    pub unsafe fn open_with(path: impl AsRef<Path>, options: CsrFileOptions) -> Result<CsrFile> {
+        let path = path.as_ref();
+        let file = crate::load::open_file(path)?;
+        // SAFETY: our caller promises the file is not modified or truncated
+        // while the map (owned by the returned `CsrFile`) is alive.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let layout = check(&map, path, options)?;
+        Ok(CsrFile {
+            map,
+            layout,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The graph as a [`CsrView`] borrowed from the map.
+    ///
+    /// # Errors
+    /// [`Error::InvalidStructure`] when the arrays break a CSR invariant
+    /// (possible only for a file written by something else with a valid
+    /// checksum, or when the checksum was not verified).
+    pub fn view(&self) -> Result<CsrView<'_>> {
+        view_of(&self.map, &self.layout)
+    }
+
+    /// Copies the graph into an owned [`Csr`].
+    ///
+    /// # Errors
+    /// As [`CsrFile::view`].
+    pub fn to_csr(&self) -> Result<Csr> {
+        Ok(self.view()?.to_csr())
+    }
+
+    /// Vertices, from the header.
+    pub fn vertex_count(&self) -> usize {
+        self.layout.vertex_count
+    }
+
+    /// Edges, from the header.
+    pub fn edge_count(&self) -> usize {
+        self.layout.edge_count
+    }
+
+    /// Whether the file holds weights, from the header.
+    pub fn has_weights(&self) -> bool {
+        self.layout.flags & FLAG_WEIGHTS != 0
+    }
+
+    /// Whether the file holds the in-edges, from the header.
+    pub fn has_in_edges(&self) -> bool {
+        self.layout.flags & FLAG_IN_EDGES != 0
+    }
+
+    /// The mapped file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Reads a binary `Csr` file into an owned [`Csr`] with ordinary reads (no map, so
+/// no safety condition): the checksum is always verified.
+///
+/// # Errors
+/// As [`CsrFile::open`] and [`CsrFile::view`].
+pub fn read_csr_file(path: impl AsRef<Path>) -> Result<Csr> {
+    let path = path.as_ref();
+    let mut file = crate::load::open_file(path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    with_aligned(&bytes, |aligned| {
+        let layout = check(aligned, path, CsrFileOptions::default())?;
+        Ok(view_of(aligned, &layout)?.to_csr())
+    })
+}
+
+/// `true` when `bytes` start with [`CSR_FILE_MAGIC`]: a binary `Csr` file
+/// (perhaps a broken one), not text.
+pub(crate) fn has_magic(bytes: &[u8]) -> bool {
+    bytes.starts_with(&CSR_FILE_MAGIC)
+}
+
+/// Whether the file at `path` is a binary `Csr` file, judged by its first
+/// eight bytes ([`CSR_FILE_MAGIC`]) whatever its name. A file that starts
+/// with the magic but is broken still answers `true`: opening it then says
+/// what is wrong.
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be opened or read (a directory
+/// included).
+pub fn is_csr_file(path: impl AsRef<Path>) -> Result<bool> {
+    let path = path.as_ref();
+    let file = crate::load::open_file(path)?;
+    let mut head = Vec::with_capacity(CSR_FILE_MAGIC.len());
+    file.take(CSR_FILE_MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(has_magic(&head))
+}
+
+/// Runs `work` on `bytes` at an 8-byte aligned address (copied there when
+/// they are not), so the sections cast in place.
+fn with_aligned<R>(bytes: &[u8], work: impl FnOnce(&[u8]) -> R) -> R {
+    if bytes.as_ptr().align_offset(8) == 0 {
+        return work(bytes);
+    }
+    let len = bytes.len();
+    let mut words = vec![0u64; len.div_ceil(8)];
+    bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..len].copy_from_slice(bytes);
+    work(&bytemuck::cast_slice::<u64, u8>(&words)[..len])
+}
+
+/// The checked view of a binary `Csr` file's bytes, read under `options`:
+/// the vertex limit, and what the third-column option asks of weights.
+fn checked_view<'a>(
+    bytes: &'a [u8],
+    path: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<CsrView<'a>> {
+    let shown = path.map_or_else(|| PathBuf::from("<input>"), Path::to_path_buf);
+    let layout = check(bytes, &shown, CsrFileOptions::default())?;
+    if layout.vertex_count > options.max_vertices {
+        return Err(Error::InvalidCsrFile {
+            path: shown,
+            reason: format!(
+                "it holds {} vertices, more than the limit of {} (raise the maximum vertex \
+                 count if this is intended)",
+                layout.vertex_count, options.max_vertices
+            ),
+        });
+    }
+    let view = view_of(bytes, &layout).map_err(|error| match error {
+        Error::InvalidStructure(reason) => Error::InvalidCsrFile {
+            path: shown.clone(),
+            reason: format!("{reason} (the file is corrupted; write it again)"),
+        },
+        other => other,
+    })?;
+    match options.third_column {
+        Some(ThirdColumn::Timestamp) => Err(Error::InvalidArgument(format!(
+            "{}: a binary Csr file holds no timestamps; read it without asking for a \
+             timestamp column",
+            shown.display()
+        ))),
+        Some(ThirdColumn::Weight) if view.weights().is_none() => {
+            Err(Error::InvalidArgument(format!(
+                "{}: this binary Csr file has no weights; read it without asking for a \
+                 weight column",
+                shown.display()
+            )))
+        }
+        _ => Ok(view),
+    }
+}
+
+/// Whether the third-column option drops a file's weights.
+fn keeps_weights(options: &LoadOptions) -> bool {
+    options.third_column != Some(ThirdColumn::Ignore)
+}
+
+/// The edges of `view` as columns grouped by source (a binary `Csr` file
+/// keeps no arrival order), after the line-level options: each reverse
+/// right after its edge with `symmetrize` (a self-loop once), self-loops
+/// left out with `drop_self_loops`.
+fn columns_of(view: &CsrView<'_>, options: &LoadOptions) -> EdgeColumns {
+    let weights = view.weights().filter(|_| keeps_weights(options));
+    let edges = view.targets().len();
+    let plain = !options.symmetrize && !options.drop_self_loops;
+    let capacity = if options.symmetrize { 2 * edges } else { edges };
+    let mut src = Vec::with_capacity(capacity);
+    let mut dst = Vec::with_capacity(capacity);
+    let mut out_weights = weights.map(|_| Vec::with_capacity(capacity));
+    if plain {
+        for (v, range) in view.offsets().windows(2).enumerate() {
+            src.resize(src.len() + (range[1] - range[0]) as usize, v as VertexId);
+        }
+        dst.extend_from_slice(view.targets());
+        if let (Some(out), Some(weights)) = (&mut out_weights, weights) {
+            out.extend_from_slice(weights);
+        }
+    } else {
+        for (v, range) in view.offsets().windows(2).enumerate() {
+            let v = v as VertexId;
+            for i in range[0] as usize..range[1] as usize {
+                let d = view.targets()[i];
+                if options.drop_self_loops && v == d {
+                    continue;
+                }
+                let copies: &[(VertexId, VertexId)] = if options.symmetrize && v != d {
+                    &[(v, d), (d, v)]
+                } else {
+                    &[(v, d)]
+                };
+                for &(s, t) in copies {
+                    src.push(s);
+                    dst.push(t);
+                    if let (Some(out), Some(weights)) = (&mut out_weights, weights) {
+                        out.push(weights[i]);
+                    }
+                }
+            }
+        }
+    }
+    EdgeColumns {
+        src,
+        dst,
+        weights: out_weights,
+    }
+}
+
+/// A binary `Csr` file's bytes (8-byte aligned or not) as a [`Csr`] under
+/// `options`, as [`crate::load_csr`] gives it.
+pub(crate) fn csr_from_bytes(
+    bytes: &[u8],
+    path: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<Csr> {
+    with_aligned(bytes, |bytes| {
+        let view = checked_view(bytes, path, options)?;
+        csr_from_view(&view, options)
+    })
+}
+
+/// [`csr_from_bytes`] on a checked view.
+pub(crate) fn csr_from_view(view: &CsrView<'_>, options: &LoadOptions) -> Result<Csr> {
+    let rebuild = options.symmetrize
+        || options.drop_self_loops
+        || options.sort
+        || (options.dedupe && view.semantics() != Semantics::Simple);
+    if !rebuild {
+        // The arrays as they stand, copied: the in-edges from the file when
+        // asked for (built when the file has none), left out when not.
+        let weights = view.weights().filter(|_| keeps_weights(options));
+        let in_edges = view
+            .in_offsets()
+            .zip(view.in_sources())
+            .filter(|_| options.in_edges);
+        let copied = CsrView::new(
+            view.offsets(),
+            view.targets(),
+            weights,
+            in_edges,
+            view.semantics(),
+        )?
+        .to_csr();
+        return Ok(if options.in_edges {
+            copied.with_transpose()
+        } else {
+            copied
+        });
+    }
+    let columns = columns_of(view, options);
+    let edges = columns.src.len();
+    let csr_options = CsrOptions {
+        vertex_count: Some(view.vertex_count()),
+        vertex_limit: options.max_vertices,
+        in_edges: options.in_edges,
+        sort: options.sort,
+        dedupe: options.dedupe,
+    };
+    // One run of slots: all the edges.
+    let all = 0..edges;
+    Csr::from_columns(columns, std::slice::from_ref(&all), csr_options)
+}
+
+/// A binary `Csr` file's bytes as an [`EdgeStream`] under `options`, as
+/// [`crate::load_edge_stream`] gives it: the edges grouped by source, in
+/// the file's order within each source, and every vertex of the file
+/// counted (isolated ones included).
+pub(crate) fn stream_from_bytes(
+    bytes: &[u8],
+    path: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<EdgeStream> {
+    with_aligned(bytes, |bytes| {
+        let view = checked_view(bytes, path, options)?;
+        let columns = columns_of(&view, options);
+        let values = match columns.weights {
+            Some(weights) => EdgeValues::Weights(weights),
+            None => EdgeValues::None,
+        };
+        let stream =
+            EdgeStream::from_parts_unchecked(columns.src, columns.dst, values, view.vertex_count());
+        Ok(if options.dedupe {
+            stream.dedup_pairs()
+        } else {
+            stream
+        })
+    })
+}
+
+fn check(bytes: &[u8], path: &Path, options: CsrFileOptions) -> Result<Layout> {
+    let invalid = |reason: String| Error::InvalidCsrFile {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if bytes.len() < HEADER_BYTES {
+        return Err(invalid(format!(
+            "it is {} bytes, shorter than the {HEADER_BYTES}-byte header (the file is \
+             truncated; write it again)",
+            bytes.len()
+        )));
+    }
+    if bytes[0..8] != CSR_FILE_MAGIC {
+        return Err(invalid(
+            "it does not start with the magic bytes DYNGCSR (a foreign file)".into(),
+        ));
+    }
+    let u32_at = |at: usize| u32::from_ne_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let u64_at = |at: usize| u64::from_ne_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let marker = u32_at(12);
+    if marker == ENDIAN_MARKER.swap_bytes() {
+        return Err(invalid(
+            "written on a machine of the other byte order; convert it there".into(),
+        ));
+    }
+    if marker != ENDIAN_MARKER {
+        return Err(invalid(format!("bad byte-order marker {marker:#010x}")));
+    }
+    let version = u32_at(8);
+    if version != CSR_FILE_VERSION {
+        return Err(invalid(format!(
+            "version {version}, but this build reads version {CSR_FILE_VERSION}"
+        )));
+    }
+    let flags = u32_at(16);
+    if flags & !(FLAG_WEIGHTS | FLAG_IN_EDGES | FLAG_SIMPLE) != 0 || u32_at(20) != 0 {
+        return Err(invalid(format!("unknown flags {flags:#x}")));
+    }
+    let (vertices, edges) = (u64_at(24), u64_at(32));
+    let lengths: [u64; SECTIONS] = std::array::from_fn(|i| u64_at(48 + 8 * i));
+    // Expected byte lengths, in u128 so a hostile header cannot overflow.
+    let (v1, e) = (u128::from(vertices) + 1, u128::from(edges));
+    let with = |flag: u32, len: u128| if flags & flag != 0 { len } else { 0 };
+    let expected: [u128; SECTIONS] = [
+        8 * v1,
+        4 * e,
+        with(FLAG_WEIGHTS, 4 * e),
+        with(FLAG_IN_EDGES, 8 * v1),
+        with(FLAG_IN_EDGES, 4 * e),
+    ];
+    let names = ["offsets", "targets", "weights", "in-offsets", "in-sources"];
+    let mut sections: [std::ops::Range<usize>; SECTIONS] = Default::default();
+    let mut at: u128 = HEADER_BYTES as u128;
+    for i in 0..SECTIONS {
+        if u128::from(lengths[i]) != expected[i] {
+            return Err(invalid(format!(
+                "{} section is {} bytes, expected {} for {vertices} vertices and {edges} edges",
+                names[i], lengths[i], expected[i]
+            )));
+        }
+        let end = at + expected[i];
+        if end > bytes.len() as u128 {
+            return Err(invalid(format!(
+                "it is {} bytes, too short for its {} section (the file is truncated; write it \
+                 again)",
+                bytes.len(),
+                names[i]
+            )));
+        }
+        sections[i] = at as usize..end as usize;
+        at = end.next_multiple_of(8);
+    }
+    if at != bytes.len() as u128 {
+        return Err(invalid(format!(
+            "it is {} bytes, but its sections end at byte {at} (the file is damaged; write \
+             it again)",
+            bytes.len()
+        )));
+    }
+    if options.verify_checksum {
+        let stored = u64_at(CHECKSUM_RANGE.start);
+        let zeros = [0u8; 8];
+        let computed = u64::from(crc32(&[
+            &bytes[..CHECKSUM_RANGE.start],
+            &zeros,
+            &bytes[CHECKSUM_RANGE.end..],
+        ]));
+        if stored != computed {
+            return Err(invalid(format!(
+                "checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): \
+                 the file is corrupted; write it again"
+            )));
+        }
+    }
+    Ok(Layout {
+        vertex_count: vertices as usize,
+        edge_count: edges as usize,
+        flags,
+        sections,
+    })
+}
+
+fn view_of<'a>(bytes: &'a [u8], layout: &Layout) -> Result<CsrView<'a>> {
+    let section = |i: usize| &bytes[layout.sections[i].clone()];
+    let cast_error = |e: bytemuck::PodCastError| {
+        Error::InvalidStructure(format!("a section cannot be viewed in place: {e}"))
+    };
+    let offsets: &[u64] = bytemuck::try_cast_slice(section(0)).map_err(cast_error)?;
+    let targets: &[VertexId] = bytemuck::try_cast_slice(section(1)).map_err(cast_error)?;
+    let weights: Option<&[Weight]> = if layout.flags & FLAG_WEIGHTS != 0 {
+        Some(bytemuck::try_cast_slice(section(2)).map_err(cast_error)?)
+    } else {
+        None
+    };
+    let in_edges = if layout.flags & FLAG_IN_EDGES != 0 {
+        Some((
+            bytemuck::try_cast_slice(section(3)).map_err(cast_error)?,
+            bytemuck::try_cast_slice(section(4)).map_err(cast_error)?,
+        ))
+    } else {
+        None
+    };
+    let semantics = if layout.flags & FLAG_SIMPLE != 0 {
+        Semantics::Simple
+    } else {
+        Semantics::Multigraph
+    };
+    CsrView::new(offsets, targets, weights, in_edges, semantics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dyngraph_core::{CsrOptions, WeightedEdge};
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("dyngraph-csr-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    fn sample() -> Csr {
+        let edges = [
+            WeightedEdge::new(0, 1, 0.5),
+            WeightedEdge::new(0, 2, 1.5),
+            WeightedEdge::new(2, 0, -3.0),
+            WeightedEdge::new(3, 3, 7.0),
+        ];
+        Csr::from_edges(&edges, CsrOptions::default().in_edges(true).dedupe(true)).unwrap()
+    }
+
+    #[test]
+    fn round_trip_through_the_map_and_through_reads() {
+        let csr = sample();
+        let path = temp("sample.csr");
+        write_csr_file(&path, &csr).unwrap();
+        // SAFETY: this test created the file in its own directory and
+        // nothing writes it while it is mapped.
+        let file = unsafe { CsrFile::open(&path) }.unwrap();
+        let view = file.view().unwrap();
+        assert_eq!(view, csr.view());
+        assert_eq!(view.semantics(), Semantics::Simple);
+        // No copy: the view's arrays live inside the map.
+        let map = file.map.as_ptr_range();
+        assert!(map.contains(&view.targets().as_ptr().cast()));
+        assert_eq!(read_csr_file(&path).unwrap(), csr);
+        assert_eq!(file.to_csr().unwrap(), csr);
+    }
+
+    #[test]
+    fn every_truncation_and_every_flipped_byte_is_refused() {
+        let path = temp("truncate.csr");
+        write_csr_file(&path, &sample()).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let broken = temp("broken.csr");
+        for len in 0..bytes.len() {
+            std::fs::write(&broken, &bytes[..len]).unwrap();
+            assert!(
+                matches!(read_csr_file(&broken), Err(Error::InvalidCsrFile { .. })),
+                "truncated to {len}"
+            );
+        }
+        for i in 0..bytes.len() {
+            let mut corrupted = bytes.clone();
+            corrupted[i] ^= 0x10;
+            std::fs::write(&broken, &corrupted).unwrap();
+            assert!(read_csr_file(&broken).is_err(), "byte {i} flipped");
+        }
+    }
+
+    #[test]
+    fn unverified_open_still_refuses_broken_structure() {
+        let path = temp("structure.csr");
+        let csr = Csr::from_parts(vec![0, 1, 2], vec![1, 0], None, Semantics::Multigraph).unwrap();
+        write_csr_file(&path, &csr).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        // The second target (at the end of the targets section) points past
+        // the vertex count.
+        let targets_start = HEADER_BYTES + 3 * 8;
+        bytes[targets_start + 4..targets_start + 8].copy_from_slice(&9u32.to_ne_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let options = CsrFileOptions {
+            verify_checksum: false,
+        };
+        // SAFETY: this test's own file; nothing else writes it.
+        let file = unsafe { CsrFile::open_with(&path, options) }.unwrap();
+        assert!(matches!(file.view(), Err(Error::InvalidStructure(_))));
+        // With verification the corruption is caught at open.
+        // SAFETY: as above.
+        let verified = unsafe { CsrFile::open(&path) };
+        assert!(matches!(verified, Err(Error::InvalidCsrFile { .. })));
+    }
+
+    #[test]
+    fn foreign_and_empty_files_are_refused() {
+        let path = temp("foreign.csr");
+        std::fs::write(&path, vec![b'x'; 200]).unwrap();
+        // SAFETY: this test's own file; nothing else writes it.
+        let error = unsafe { CsrFile::open(&path) }.unwrap_err();
+        assert!(error.to_string().contains("foreign"), "{error}");
+        std::fs::write(&path, b"").unwrap();
+        // SAFETY: as above.
+        let empty = unsafe { CsrFile::open(&path) };
+        assert!(matches!(empty, Err(Error::InvalidCsrFile { .. })));
+    }
+
+    #[test]
+    fn other_byte_order_is_named() {
+        let path = temp("endian.csr");
+        write_csr_file(&path, &sample()).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[12..16].copy_from_slice(&ENDIAN_MARKER.swap_bytes().to_ne_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let error = read_csr_file(&path).unwrap_err();
+        assert!(error.to_string().contains("byte order"), "{error}");
+    }
+
+    #[test]
+    fn empty_graph_round_trips() {
+        let csr = Csr::from_edges::<[dyngraph_core::Edge]>(&[], CsrOptions::default()).unwrap();
+        let path = temp("empty.csr");
+        write_csr_file(&path, &csr).unwrap();
+        assert_eq!(read_csr_file(&path).unwrap(), csr);
+    }
+}

@@ -1,0 +1,184 @@
+//! Sparse 64-bit and string ids: relabelled densely, with the original ids
+//! kept, memory proportional to the distinct ids, and the same edges as the
+//! dense path wherever both apply.
+
+use dyngraph_core::{Graph, GraphStore, IdKind, OriginalId, OutNeighbors};
+use dyngraph_loader::{IdMode, LoadOptions, parse_csr, parse_edge_stream};
+use proptest::prelude::*;
+
+#[test]
+fn one_edge_to_vertex_fifty_million_costs_two_vertices() {
+    let stream = parse_edge_stream(b"1 50000000\n", &LoadOptions::default()).unwrap();
+    assert_eq!(stream.vertex_count(), 2);
+    let ids = stream.ids().expect("relabelled");
+    assert_eq!(ids.original(1), OriginalId::Integer(50_000_000));
+    assert_eq!((stream.src(), stream.dst()), (&[0][..], &[1][..]));
+
+    let csr = parse_csr(b"1 50000000\n", &LoadOptions::default().in_edges(true)).unwrap();
+    assert_eq!(csr.vertex_count(), 2);
+    assert_eq!(csr.ids().map(|ids| ids.len()), Some(2));
+    // Offsets, targets, in-edges and the id map of two vertices: bytes,
+    // not the ~400 MB a dense vertex array to id 50,000,000 would take.
+    assert!(
+        GraphStore::memory_bytes(&csr) < 256,
+        "{} bytes",
+        GraphStore::memory_bytes(&csr)
+    );
+}
+
+#[test]
+fn sixty_four_bit_ids_load() {
+    let text = b"18446744073709551615 3\n10000000000000 3 \n";
+    let stream = parse_edge_stream(text, &LoadOptions::default()).unwrap();
+    let ids = stream.ids().expect("relabelled");
+    assert_eq!(ids.kind(), IdKind::Integers);
+    assert_eq!(ids.integers(), Some(&[3, 10_000_000_000_000, u64::MAX][..]));
+    assert_eq!((stream.src(), stream.dst()), (&[2, 1][..], &[0, 0][..]));
+}
+
+#[test]
+fn string_ids_load_with_their_timestamps() {
+    let text = b"# who wrote to whom\nalice bob 10\nbob carol 12\ncarol alice 15\n";
+    let stream = parse_edge_stream(text, &LoadOptions::default()).unwrap();
+    let ids = stream.ids().expect("relabelled");
+    assert_eq!(ids.kind(), IdKind::Strings);
+    let name = |v: u32| ids.original(v).to_string();
+    let edges: Vec<(String, String)> = (0..stream.len())
+        .map(|i| {
+            let e = stream.edge(i);
+            (name(e.src), name(e.dst))
+        })
+        .collect();
+    assert_eq!(
+        edges,
+        [("alice", "bob"), ("bob", "carol"), ("carol", "alice")]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    assert_eq!(stream.timestamps(), Some(&[10, 12, 15][..]));
+    assert_eq!(ids.vertex_of_str("carol"), Some(2));
+}
+
+#[test]
+fn dense_files_stay_dense() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
+    let stream = dyngraph_loader::load_edge_stream(path, &LoadOptions::default()).unwrap();
+    assert!(stream.ids().is_none());
+    assert_eq!(stream.vertex_count(), 1900);
+}
+
+#[test]
+fn forced_modes_apply() {
+    let dense = parse_edge_stream(b"1 500\n", &LoadOptions::default().ids(IdMode::Dense)).unwrap();
+    assert_eq!(dense.vertex_count(), 501);
+    assert!(dense.ids().is_none());
+    // As strings, "10" sorts before "9".
+    let strings =
+        parse_edge_stream(b"9 10\n", &LoadOptions::default().ids(IdMode::Strings)).unwrap();
+    let ids = strings.ids().unwrap();
+    assert_eq!(ids.original(0).to_string(), "10");
+    assert_eq!((strings.src(), strings.dst()), (&[1][..], &[0][..]));
+}
+
+#[test]
+fn bad_labelled_lines_name_their_line_and_column() {
+    let error = parse_edge_stream(b"a b\nc d\ne\n", &LoadOptions::default()).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "<input>:3:2: line ends before the destination vertex id"
+    );
+    let error = parse_edge_stream(b"7 18446744073709551616\n", &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(error.starts_with("<input>:1:3:"), "{error}");
+    let error = parse_edge_stream(b"a b c\n", &LoadOptions::default().ids(IdMode::Strings))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("1:5"), "{error}");
+}
+
+#[test]
+fn matrix_market_ids_are_never_relabelled() {
+    let mtx = b"%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 3\n";
+    assert!(parse_edge_stream(mtx, &LoadOptions::default().ids(IdMode::Strings)).is_err());
+    let stream = parse_edge_stream(mtx, &LoadOptions::default()).unwrap();
+    assert!(stream.ids().is_none());
+    assert_eq!(stream.vertex_count(), 3);
+}
+
+#[test]
+fn too_many_distinct_ids_is_an_error_not_an_allocation() {
+    let error =
+        parse_edge_stream(b"a b\nc d\n", &LoadOptions::default().max_vertices(3)).unwrap_err();
+    assert!(
+        error.to_string().contains("4 distinct vertex ids"),
+        "{error}"
+    );
+}
+
+fn text_of(edges: &[(u32, u32, u8)]) -> String {
+    edges
+        .iter()
+        .map(|(s, d, w)| format!("{s} {d} {w}\n"))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// When every id 0..n occurs, relabelling integers is the identity: the
+    /// labelled parse gives the dense parse's stream, for every option that
+    /// acts on edges and any block size.
+    #[test]
+    fn labelled_integers_equal_dense_when_ids_are_dense(
+        edges in prop::collection::vec((0u32..12, 0u32..12, 0u8..9), 1..80),
+        drop_self_loops in any::<bool>(),
+        symmetrize in any::<bool>(),
+        dedupe in any::<bool>(),
+        block_size in prop::sample::select(vec![1usize, 7, 64, 1 << 20]),
+    ) {
+        // Make every id 0..12 occur.
+        let mut edges = edges;
+        edges.extend((0..12).map(|v| (v, (v + 1) % 12, 1)));
+        let text = text_of(&edges);
+        let options = LoadOptions::default()
+            .format(dyngraph_loader::Format::WeightedEdgeList)
+            .drop_self_loops(drop_self_loops)
+            .symmetrize(symmetrize)
+            .dedupe(dedupe)
+            .block_size(block_size);
+        let dense = parse_edge_stream(text.as_bytes(), &options.clone().ids(IdMode::Dense)).unwrap();
+        let mut labelled = parse_edge_stream(text.as_bytes(), &options.clone().ids(IdMode::Integers)).unwrap();
+        let ids = labelled.take_ids().unwrap();
+        prop_assert_eq!(ids.integers().unwrap(), &(0..12).collect::<Vec<u64>>()[..]);
+        prop_assert_eq!(labelled, dense);
+    }
+
+    /// Sparse ids relabel in id order; edges keep file order.
+    #[test]
+    fn sparse_ids_relabel_in_order(
+        edges in prop::collection::vec((0u64..6, 0u64..6), 1..40),
+        scale in prop::sample::select(vec![1_000_003u64, 1 << 40]),
+    ) {
+        let text: String = edges.iter().map(|(s, d)| format!("{} {}\n", s * scale, d * scale)).collect();
+        let stream = parse_edge_stream(text.as_bytes(), &LoadOptions::default()).unwrap();
+        let mut distinct: Vec<u64> = edges.iter().flat_map(|&(s, d)| [s * scale, d * scale]).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        match stream.ids() {
+            Some(ids) => {
+                prop_assert_eq!(ids.integers().unwrap(), &distinct[..]);
+                for (i, &(s, d)) in edges.iter().enumerate() {
+                    let e = stream.edge(i);
+                    prop_assert_eq!(ids.original(e.src), OriginalId::Integer(s * scale));
+                    prop_assert_eq!(ids.original(e.dst), OriginalId::Integer(d * scale));
+                }
+            }
+            // Only id 0 occurs: nothing is sparse.
+            None => prop_assert_eq!(distinct, vec![0]),
+        }
+        let csr = parse_csr(text.as_bytes(), &LoadOptions::default()).unwrap();
+        prop_assert_eq!(csr.edge_count(), edges.len() as u64);
+        prop_assert_eq!(csr.ids().map(|i| i.len()), stream.ids().map(|i| i.len()));
+        let _ = csr.out_neighbors(0).count();
+    }
+}
