@@ -67,21 +67,49 @@ impl SahuInput {
     /// vertices (seeded by the size, so every structure gets the same
     /// batch).
     pub fn insert_batch(&self, size: usize) -> Vec<Edge> {
+        self.insert_batches(size, 1).remove(0)
+    }
+
+    /// `count` insert batches of `size` new edges each (the first is
+    /// [`SahuInput::insert_batch`]).
+    pub fn insert_batches(&self, size: usize, count: usize) -> Vec<Vec<Edge>> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5A40 ^ size as u64);
         let n = self.vertex_count.max(1) as VertexId;
-        (0..size)
-            .map(|_| Edge::new(rng.random_range(0..n), rng.random_range(0..n)))
+        (0..count.max(1))
+            .map(|_| {
+                (0..size)
+                    .map(|_| Edge::new(rng.random_range(0..n), rng.random_range(0..n)))
+                    .collect()
+            })
             .collect()
     }
 
     /// `size` distinct edges of the input (by position), in random order:
     /// every delete hits an edge that is there.
     pub fn delete_batch(&self, size: usize) -> Vec<Edge> {
+        self.delete_batches(size, 1).remove(0)
+    }
+
+    /// `count` disjoint delete batches of `size` edges of the input each
+    /// (fewer batches when the input runs out).
+    pub fn delete_batches(&self, size: usize, count: usize) -> Vec<Vec<Edge>> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0xDE1E ^ size as u64);
-        index::sample(&mut rng, self.edges.len(), size.min(self.edges.len()))
-            .into_iter()
-            .map(|i| self.edges[i])
-            .collect()
+        let size = size.clamp(1, self.edges.len().max(1));
+        let count = count.clamp(1, (self.edges.len() / size).max(1));
+        let picked = index::sample(
+            &mut rng,
+            self.edges.len(),
+            (size * count).min(self.edges.len()),
+        );
+        let picked: Vec<Edge> = picked.into_iter().map(|i| self.edges[i]).collect();
+        picked.chunks(size).map(<[Edge]>::to_vec).collect()
+    }
+
+    /// How many distinct batches of `size` one in-place measurement
+    /// applies in turn to one copy of the input: as many as keep the
+    /// graph within 1 % of its size (at most 1,000, at least one).
+    pub fn batches_per_copy(&self, size: usize) -> usize {
+        (self.edges.len() / 100 / size.max(1)).clamp(1, 1_000)
     }
 
     /// The input written as a whitespace edge list and as Matrix Market
@@ -118,12 +146,17 @@ pub fn bench_data_dir() -> PathBuf {
     dir
 }
 
-/// The inputs: a Kronecker graph (Graph500 initiator, GAPBS `-g`), a
-/// uniform one (GAPBS `-u`), each at `scale` with `edge_factor` edges per
-/// vertex, and the real streams of `../shared/data` when present (else the
-/// bundled CollegeMsg). `names` filters them by name (comma-separated
-/// prefixes, e.g. `kron,mathoverflow`).
-pub fn sahu_inputs(scale: u32, edge_factor: u32, names: Option<&str>) -> Vec<SahuInput> {
+/// The inputs: a Kronecker graph (Graph500 initiator, GAPBS `-g`) at
+/// `scale`, a uniform one (GAPBS `-u`) at `uniform_scale`, both with
+/// `edge_factor` edges per vertex, and the real streams of `../shared/data`
+/// when present (else the bundled CollegeMsg). `names` filters them by name
+/// (comma-separated prefixes, e.g. `kron,mathoverflow`).
+pub fn sahu_inputs(
+    scale: u32,
+    uniform_scale: u32,
+    edge_factor: u32,
+    names: Option<&str>,
+) -> Vec<SahuInput> {
     let wanted =
         |name: &str| names.is_none_or(|list| list.split(',').any(|w| name.starts_with(w.trim())));
     let mut inputs = Vec::new();
@@ -138,9 +171,9 @@ pub fn sahu_inputs(scale: u32, edge_factor: u32, names: Option<&str>) -> Vec<Sah
             .collect();
         inputs.push(SahuInput::new(&kron, edges));
     }
-    let uniform = format!("uniform{scale}");
+    let uniform = format!("uniform{uniform_scale}");
     if wanted(&uniform) {
-        let edges = uniform_edges(1 << scale, edge_factor, 7);
+        let edges = uniform_edges(1 << uniform_scale, edge_factor, 7);
         inputs.push(SahuInput::new(&uniform, edges));
     }
     match shared_data() {
@@ -223,13 +256,16 @@ pub fn graph_map(vertex_count: usize, edges: &[Edge]) -> DiGraphMap<u32, ()> {
     graph
 }
 
-/// petgraph's `Csr`, built from sorted edges as its docs show.
+/// petgraph's `Csr`, built from sorted edges as its docs show. It is a
+/// simple graph (`from_sorted_edges` wants each pair once, `add_edge`
+/// refuses a repeat), so repeated pairs collapse.
 pub fn petgraph_csr(
     vertex_count: usize,
     edges: &[Edge],
 ) -> petgraph::csr::Csr<(), (), petgraph::Directed, u32> {
     let mut sorted: Vec<(u32, u32)> = edges.par_iter().map(|e| (e.src, e.dst)).collect();
     sorted.par_sort_unstable();
+    sorted.dedup();
     let mut graph = petgraph::csr::Csr::from_sorted_edges(&sorted).expect("sorted edges");
     while graph.node_count() < vertex_count {
         graph.add_node(());
@@ -306,6 +342,14 @@ mod tests {
         assert_eq!(batch.len(), 26);
         assert!(batch.iter().all(|e| input.edges.contains(e)));
         assert_eq!(batch, input.delete_batch(26));
+        let batches = input.delete_batches(5, 4);
+        assert_eq!(batches.iter().map(Vec::len).sum::<usize>(), 20);
+        // Disjoint positions: no pair is deleted more often than it occurs.
+        for e in batches.iter().flatten() {
+            let wanted = batches.iter().flatten().filter(|x| *x == e).count();
+            assert!(wanted <= input.edges.iter().filter(|x| *x == e).count());
+        }
+        assert_eq!(input.insert_batches(3, 2)[0], input.insert_batch(3));
         let inserts = input.insert_batch(10);
         assert!(
             inserts
