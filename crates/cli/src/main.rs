@@ -90,6 +90,14 @@ fn install_threads(threads: Option<usize>) -> Result<usize> {
     Ok(rayon::current_num_threads())
 }
 
+/// Runs `work` on a thread of rayon's global pool and waits for it, so a
+/// trial's timer inside `work` measures the kernel, not the hand-off from
+/// the main thread to the pool (a wake-up, tens of microseconds: GAPBS's
+/// whole BFS on CollegeMsg is 30).
+fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    rayon::scope(|_| work())
+}
+
 /// Lets a closed stdout end the process quietly, as it ends `cat` or
 /// `grep`: Rust ignores `SIGPIPE`, so `dyngraph run pr g.el | head -1` made
 /// the next `println!` panic ("failed printing to stdout: Broken pipe").

@@ -118,75 +118,77 @@ pub fn betweenness_centrality<G>(graph: &G, options: &BcOptions) -> Result<BcRes
 where
     G: OutNeighbors + Sync,
 {
-    let n = graph.vertex_count();
-    let sources = match &options.sources {
-        BcSources::Given(sources) => {
-            for &s in sources {
-                check_vertex(s, n)?;
+    crate::util::on_pool(|| {
+        let n = graph.vertex_count();
+        let sources = match &options.sources {
+            BcSources::Given(sources) => {
+                for &s in sources {
+                    check_vertex(s, n)?;
+                }
+                sources.clone()
             }
-            sources.clone()
-        }
-        BcSources::Random { count, seed } => {
-            if *count > 0 && n == 0 {
-                return Err(Error::InvalidArgument(
-                    "betweenness centrality needs a vertex to start from".into(),
-                ));
+            BcSources::Random { count, seed } => {
+                if *count > 0 && n == 0 {
+                    return Err(Error::InvalidArgument(
+                        "betweenness centrality needs a vertex to start from".into(),
+                    ));
+                }
+                pick_sources(graph, *count, *seed)
             }
-            pick_sources(graph, *count, *seed)
-        }
-    };
-    let mut scores = vec![0.0f64; n];
-    let depths: Vec<AtomicU32> = (0..n)
-        .into_par_iter()
-        .map(|_| AtomicU32::new(UNSEEN))
-        .collect();
-    let sigma: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
-    let mut delta = vec![0.0f64; n];
-    for &source in &sources {
-        depths.par_iter().for_each(|d| d.store(UNSEEN, Relaxed));
-        sigma
-            .par_iter()
-            .for_each(|s| s.store(0f64.to_bits(), Relaxed));
-        depths[source as usize].store(0, Relaxed);
-        sigma[source as usize].store(1f64.to_bits(), Relaxed);
-        let levels = count_paths(graph, source, &depths, &sigma);
-        // Backward pass: the deepest level has no successors.
-        for (depth, level) in levels.iter().enumerate().rev() {
-            let next = depth as u32 + 1;
-            let dependencies: Vec<f64> = level
+        };
+        let mut scores = vec![0.0f64; n];
+        let depths: Vec<AtomicU32> = (0..n)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(UNSEEN))
+            .collect();
+        let sigma: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+        let mut delta = vec![0.0f64; n];
+        for &source in &sources {
+            depths.par_iter().for_each(|d| d.store(UNSEEN, Relaxed));
+            sigma
                 .par_iter()
-                .map(|&u| {
-                    let sigma_u = f64::from_bits(sigma[u as usize].load(Relaxed));
-                    graph
-                        .out_neighbors(u)
-                        .filter(|&w| depths[w as usize].load(Relaxed) == next)
-                        .map(|w| {
-                            sigma_u / f64::from_bits(sigma[w as usize].load(Relaxed))
-                                * (1.0 + delta[w as usize])
-                        })
-                        .sum()
-                })
-                .collect();
-            for (&u, dependency) in level.iter().zip(dependencies) {
-                delta[u as usize] = dependency;
-                if u != source {
-                    scores[u as usize] += dependency;
+                .for_each(|s| s.store(0f64.to_bits(), Relaxed));
+            depths[source as usize].store(0, Relaxed);
+            sigma[source as usize].store(1f64.to_bits(), Relaxed);
+            let levels = count_paths(graph, source, &depths, &sigma);
+            // Backward pass: the deepest level has no successors.
+            for (depth, level) in levels.iter().enumerate().rev() {
+                let next = depth as u32 + 1;
+                let dependencies: Vec<f64> = level
+                    .par_iter()
+                    .map(|&u| {
+                        let sigma_u = f64::from_bits(sigma[u as usize].load(Relaxed));
+                        graph
+                            .out_neighbors(u)
+                            .filter(|&w| depths[w as usize].load(Relaxed) == next)
+                            .map(|w| {
+                                sigma_u / f64::from_bits(sigma[w as usize].load(Relaxed))
+                                    * (1.0 + delta[w as usize])
+                            })
+                            .sum()
+                    })
+                    .collect();
+                for (&u, dependency) in level.iter().zip(dependencies) {
+                    delta[u as usize] = dependency;
+                    if u != source {
+                        scores[u as usize] += dependency;
+                    }
+                }
+            }
+            for level in &levels {
+                for &u in level {
+                    delta[u as usize] = 0.0;
                 }
             }
         }
-        for level in &levels {
-            for &u in level {
-                delta[u as usize] = 0.0;
-            }
+        if options.normalize {
+            normalize(&mut scores);
         }
-    }
-    if options.normalize {
-        normalize(&mut scores);
-    }
-    Ok(BcResult {
-        scores,
-        sources,
-        normalized: options.normalize,
+        Ok(BcResult {
+            scores,
+            sources,
+            normalized: options.normalize,
+        })
     })
 }
 

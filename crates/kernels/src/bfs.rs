@@ -159,82 +159,84 @@ pub fn bfs<G>(graph: &G, options: &BfsOptions) -> Result<BfsResult>
 where
     G: OutNeighbors + InEdges + Sync,
 {
-    let n = graph.vertex_count();
-    check_vertex(options.source, n)?;
-    if options.alpha == 0 || options.beta == 0 {
-        return Err(dyngraph_core::Error::InvalidArgument(
-            "BFS alpha and beta must be positive".into(),
-        ));
-    }
-    // Bottom-up steps need the in-edges: asked for once, here.
-    let incoming = match options.direction {
-        BfsDirection::TopDownOnly => None,
-        BfsDirection::Auto => graph.in_edges().ok(),
-    };
-    let strategy = match (options.direction, incoming.is_some()) {
-        (BfsDirection::TopDownOnly, _) => BfsStrategy::TopDownRequested,
-        (BfsDirection::Auto, false) => BfsStrategy::TopDownNoInEdges,
-        (BfsDirection::Auto, true) => BfsStrategy::DirectionOptimizing,
-    };
-    let source = options.source;
-    let parents = atomic_u32_vec(n, NO_PARENT);
-    let depths = options.depths.then(|| atomic_u32_vec(n, UNREACHED));
-    parents[source as usize].store(source, Relaxed);
-    if let Some(depths) = &depths {
-        depths[source as usize].store(0, Relaxed);
-    }
-    let state = Search {
-        graph,
-        parents: &parents,
-        depths: depths.as_deref(),
-    };
-
-    let mut frontier = vec![source];
-    let mut edges_to_check = graph.edge_count();
-    let mut scout_count = graph.out_degree(source);
-    let mut level = 0u32;
-    let (mut top_down_steps, mut bottom_up_steps) = (0, 0);
-    let mut front = None;
-    while !frontier.is_empty() {
-        if let Some(incoming) = incoming
-            && scout_count > edges_to_check / options.alpha
-        {
-            let front = front.get_or_insert_with(|| (Bitmap::new(n), Bitmap::new(n)));
-            let (current, next) = (&mut front.0, &mut front.1);
-            current.clear();
-            frontier.par_iter().for_each(|&v| current.set(v as usize));
-            let mut awake = frontier.len();
-            loop {
-                let old_awake = awake;
-                level += 1;
-                next.clear();
-                awake = state.bottom_up_step(incoming, current, next, level);
-                bottom_up_steps += 1;
-                std::mem::swap(current, next);
-                let keep_going =
-                    awake > 0 && (awake >= old_awake || awake as u64 > n as u64 / options.beta);
-                if !keep_going {
-                    break;
-                }
-            }
-            frontier = current.to_sorted_vec();
-            scout_count = 1;
-        } else {
-            edges_to_check = edges_to_check.saturating_sub(scout_count);
-            level += 1;
-            let (next, scouts) = state.top_down_step(&frontier, level);
-            top_down_steps += 1;
-            frontier = next;
-            scout_count = scouts;
+    crate::util::on_pool(|| {
+        let n = graph.vertex_count();
+        check_vertex(options.source, n)?;
+        if options.alpha == 0 || options.beta == 0 {
+            return Err(dyngraph_core::Error::InvalidArgument(
+                "BFS alpha and beta must be positive".into(),
+            ));
         }
-    }
-    Ok(BfsResult {
-        source,
-        parents: into_plain_u32(parents),
-        depths: depths.map(into_plain_u32),
-        strategy,
-        top_down_steps,
-        bottom_up_steps,
+        // Bottom-up steps need the in-edges: asked for once, here.
+        let incoming = match options.direction {
+            BfsDirection::TopDownOnly => None,
+            BfsDirection::Auto => graph.in_edges().ok(),
+        };
+        let strategy = match (options.direction, incoming.is_some()) {
+            (BfsDirection::TopDownOnly, _) => BfsStrategy::TopDownRequested,
+            (BfsDirection::Auto, false) => BfsStrategy::TopDownNoInEdges,
+            (BfsDirection::Auto, true) => BfsStrategy::DirectionOptimizing,
+        };
+        let source = options.source;
+        let parents = atomic_u32_vec(n, NO_PARENT);
+        let depths = options.depths.then(|| atomic_u32_vec(n, UNREACHED));
+        parents[source as usize].store(source, Relaxed);
+        if let Some(depths) = &depths {
+            depths[source as usize].store(0, Relaxed);
+        }
+        let state = Search {
+            graph,
+            parents: &parents,
+            depths: depths.as_deref(),
+        };
+
+        let mut frontier = vec![source];
+        let mut edges_to_check = graph.edge_count();
+        let mut scout_count = graph.out_degree(source);
+        let mut level = 0u32;
+        let (mut top_down_steps, mut bottom_up_steps) = (0, 0);
+        let mut front = None;
+        while !frontier.is_empty() {
+            if let Some(incoming) = incoming
+                && scout_count > edges_to_check / options.alpha
+            {
+                let front = front.get_or_insert_with(|| (Bitmap::new(n), Bitmap::new(n)));
+                let (current, next) = (&mut front.0, &mut front.1);
+                current.clear();
+                frontier.par_iter().for_each(|&v| current.set(v as usize));
+                let mut awake = frontier.len();
+                loop {
+                    let old_awake = awake;
+                    level += 1;
+                    next.clear();
+                    awake = state.bottom_up_step(incoming, current, next, level);
+                    bottom_up_steps += 1;
+                    std::mem::swap(current, next);
+                    let keep_going =
+                        awake > 0 && (awake >= old_awake || awake as u64 > n as u64 / options.beta);
+                    if !keep_going {
+                        break;
+                    }
+                }
+                frontier = current.to_sorted_vec();
+                scout_count = 1;
+            } else {
+                edges_to_check = edges_to_check.saturating_sub(scout_count);
+                level += 1;
+                let (next, scouts) = state.top_down_step(&frontier, level);
+                top_down_steps += 1;
+                frontier = next;
+                scout_count = scouts;
+            }
+        }
+        Ok(BfsResult {
+            source,
+            parents: into_plain_u32(parents),
+            depths: depths.map(into_plain_u32),
+            strategy,
+            top_down_steps,
+            bottom_up_steps,
+        })
     })
 }
 

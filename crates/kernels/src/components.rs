@@ -127,14 +127,14 @@ pub fn connected_components<G>(graph: &G, options: &ComponentsOptions) -> Compon
 where
     G: OutNeighbors + InEdges + Sync,
 {
-    match options.algorithm {
+    crate::util::on_pool(|| match options.algorithm {
         ComponentsAlgorithm::Afforest => afforest(graph, options),
         ComponentsAlgorithm::ShiloachVishkin => ComponentsResult {
             labels: shiloach_vishkin(graph),
             algorithm: ComponentsAlgorithm::ShiloachVishkin,
             skipped_largest: false,
         },
-    }
+    })
 }
 
 /// Joins the trees of `u` and `v`, always hanging the larger root under the

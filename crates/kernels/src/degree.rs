@@ -73,41 +73,43 @@ pub fn degree_stats<G>(graph: &G, kind: DegreeKind) -> Result<DegreeStats>
 where
     G: OutNeighbors + InEdges + Sync,
 {
-    let mut degrees = degrees(graph, kind)?;
-    let n = degrees.len();
-    let edge_count: u64 = degrees.par_iter().sum();
-    let max_vertex = degrees
-        .par_iter()
-        .enumerate()
-        .max_by_key(|&(v, &d)| (d, std::cmp::Reverse(v)))
-        .map(|(v, _)| v as VertexId);
-    let mean = if n == 0 {
-        0.0
-    } else {
-        edge_count as f64 / n as f64
-    };
-    let variance = if n == 0 {
-        0.0
-    } else {
-        degrees
+    crate::util::on_pool(|| {
+        let mut degrees = degrees(graph, kind)?;
+        let n = degrees.len();
+        let edge_count: u64 = degrees.par_iter().sum();
+        let max_vertex = degrees
             .par_iter()
-            .map(|&d| (d as f64 - mean).powi(2))
-            .sum::<f64>()
-            / n as f64
-    };
-    let zero_degree = degrees.par_iter().filter(|&&d| d == 0).count();
-    degrees.par_sort_unstable();
-    Ok(DegreeStats {
-        kind,
-        vertex_count: n,
-        edge_count,
-        min: degrees.first().copied().unwrap_or(0),
-        max: degrees.last().copied().unwrap_or(0),
-        max_vertex,
-        mean,
-        median: if n == 0 { 0 } else { degrees[(n - 1) / 2] },
-        std_dev: variance.sqrt(),
-        zero_degree,
+            .enumerate()
+            .max_by_key(|&(v, &d)| (d, std::cmp::Reverse(v)))
+            .map(|(v, _)| v as VertexId);
+        let mean = if n == 0 {
+            0.0
+        } else {
+            edge_count as f64 / n as f64
+        };
+        let variance = if n == 0 {
+            0.0
+        } else {
+            degrees
+                .par_iter()
+                .map(|&d| (d as f64 - mean).powi(2))
+                .sum::<f64>()
+                / n as f64
+        };
+        let zero_degree = degrees.par_iter().filter(|&&d| d == 0).count();
+        degrees.par_sort_unstable();
+        Ok(DegreeStats {
+            kind,
+            vertex_count: n,
+            edge_count,
+            min: degrees.first().copied().unwrap_or(0),
+            max: degrees.last().copied().unwrap_or(0),
+            max_vertex,
+            mean,
+            median: if n == 0 { 0 } else { degrees[(n - 1) / 2] },
+            std_dev: variance.sqrt(),
+            zero_degree,
+        })
     })
 }
 
@@ -128,14 +130,16 @@ pub fn degree_distribution<G>(graph: &G, kind: DegreeKind) -> Result<Vec<(u64, u
 where
     G: OutNeighbors + InEdges + Sync,
 {
-    let mut degrees = degrees(graph, kind)?;
-    degrees.par_sort_unstable();
-    let mut distribution: Vec<(u64, u64)> = Vec::new();
-    for d in degrees {
-        match distribution.last_mut() {
-            Some((degree, count)) if *degree == d => *count += 1,
-            _ => distribution.push((d, 1)),
+    crate::util::on_pool(|| {
+        let mut degrees = degrees(graph, kind)?;
+        degrees.par_sort_unstable();
+        let mut distribution: Vec<(u64, u64)> = Vec::new();
+        for d in degrees {
+            match distribution.last_mut() {
+                Some((degree, count)) if *degree == d => *count += 1,
+                _ => distribution.push((d, 1)),
+            }
         }
-    }
-    Ok(distribution)
+        Ok(distribution)
+    })
 }

@@ -133,110 +133,112 @@ pub fn pagerank<G>(graph: &G, options: &PageRankOptions) -> Result<PageRankResul
 where
     G: OutNeighbors + InEdges + Sync,
 {
-    if !(0.0..=1.0).contains(&options.damping) {
-        return Err(Error::InvalidArgument(format!(
-            "PageRank damping {} is outside [0, 1]",
-            options.damping
-        )));
-    }
-    if options.tolerance.is_nan() || options.tolerance < 0.0 {
-        return Err(Error::InvalidArgument(format!(
-            "PageRank tolerance {} must be non-negative",
-            options.tolerance
-        )));
-    }
-    let n = graph.vertex_count();
-    // Pull over the in-edges when the store keeps them, push otherwise;
-    // the result says which.
-    let pull = graph.in_edges().ok();
-    let method = if pull.is_some() {
-        PageRankMethod::Pull
-    } else {
-        PageRankMethod::Push
-    };
-    let mut result = PageRankResult {
-        scores: Vec::new(),
-        iterations: 0,
-        last_change: 0.0,
-        method,
-        damping: options.damping,
-    };
-    if n == 0 {
-        return Ok(result);
-    }
-    let damping = options.damping;
-    let base = (1.0 - damping) / n as f32;
-    let mut scores = vec![1.0 / n as f32; n];
-    // `1 / out_degree` (0 for a dangling vertex), read once: the
-    // iterations then multiply, and never ask the store for a degree again
-    // (on a snapshot view a degree costs a visibility check).
-    let inverse_degree: Vec<f32> = (0..n)
-        .into_par_iter()
-        .with_min_len(VERTEX_GRAIN)
-        .map(|v| match graph.out_degree(v as VertexId) {
-            0 => 0.0,
-            degree => 1.0 / degree as f32,
-        })
-        .collect();
-    // Each vertex's outgoing share `score / out_degree` of the last
-    // iteration, and the next one's, written by the same pass that writes
-    // the score (one pass over the vertices per iteration, as GAPBS).
-    let mut contributions: Vec<f32> = scores
-        .par_iter()
-        .zip(inverse_degree.par_iter())
-        .with_min_len(VERTEX_GRAIN)
-        .map(|(&score, &inverse)| score * inverse)
-        .collect();
-    let mut next_contributions = vec![0.0f32; n];
-    let pushed: Vec<AtomicU32> = match method {
-        PageRankMethod::Push => (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect(),
-        PageRankMethod::Pull => Vec::new(),
-    };
-    for _ in 0..options.max_iterations {
-        if method == PageRankMethod::Push {
-            pushed
-                .par_iter()
-                .with_min_len(VERTEX_GRAIN)
-                .for_each(|c| c.store(0, Relaxed));
-            vertices(n).with_min_len(VERTEX_GRAIN).for_each(|u| {
-                let contribution = contributions[u as usize];
-                if contribution != 0.0 {
-                    for v in graph.out_neighbors(u) {
-                        atomic_add_f32(&pushed[v as usize], contribution);
-                    }
-                }
-            });
+    crate::util::on_pool(|| {
+        if !(0.0..=1.0).contains(&options.damping) {
+            return Err(Error::InvalidArgument(format!(
+                "PageRank damping {} is outside [0, 1]",
+                options.damping
+            )));
         }
-        let incoming = &contributions;
-        let change: f64 = scores
-            .par_iter_mut()
-            .zip(next_contributions.par_iter_mut())
-            .zip(inverse_degree.par_iter())
-            .enumerate()
+        if options.tolerance.is_nan() || options.tolerance < 0.0 {
+            return Err(Error::InvalidArgument(format!(
+                "PageRank tolerance {} must be non-negative",
+                options.tolerance
+            )));
+        }
+        let n = graph.vertex_count();
+        // Pull over the in-edges when the store keeps them, push otherwise;
+        // the result says which.
+        let pull = graph.in_edges().ok();
+        let method = if pull.is_some() {
+            PageRankMethod::Pull
+        } else {
+            PageRankMethod::Push
+        };
+        let mut result = PageRankResult {
+            scores: Vec::new(),
+            iterations: 0,
+            last_change: 0.0,
+            method,
+            damping: options.damping,
+        };
+        if n == 0 {
+            return Ok(result);
+        }
+        let damping = options.damping;
+        let base = (1.0 - damping) / n as f32;
+        let mut scores = vec![1.0 / n as f32; n];
+        // `1 / out_degree` (0 for a dangling vertex), read once: the
+        // iterations then multiply, and never ask the store for a degree again
+        // (on a snapshot view a degree costs a visibility check).
+        let inverse_degree: Vec<f32> = (0..n)
+            .into_par_iter()
             .with_min_len(VERTEX_GRAIN)
-            .map(|(v, ((score, next), &inverse))| {
-                let sum: f32 = match pull {
-                    Some(pull) => pull
-                        .in_neighbors(v as VertexId)
-                        .map(|u| incoming[u as usize])
-                        .sum(),
-                    None => f32::from_bits(pushed[v].load(Relaxed)),
-                };
-                let old = *score;
-                *score = base + damping * sum;
-                *next = *score * inverse;
-                f64::from((*score - old).abs())
+            .map(|v| match graph.out_degree(v as VertexId) {
+                0 => 0.0,
+                degree => 1.0 / degree as f32,
             })
-            .sum();
-        std::mem::swap(&mut contributions, &mut next_contributions);
-        result.iterations += 1;
-        result.last_change = change;
-        if change < options.tolerance {
-            break;
+            .collect();
+        // Each vertex's outgoing share `score / out_degree` of the last
+        // iteration, and the next one's, written by the same pass that writes
+        // the score (one pass over the vertices per iteration, as GAPBS).
+        let mut contributions: Vec<f32> = scores
+            .par_iter()
+            .zip(inverse_degree.par_iter())
+            .with_min_len(VERTEX_GRAIN)
+            .map(|(&score, &inverse)| score * inverse)
+            .collect();
+        let mut next_contributions = vec![0.0f32; n];
+        let pushed: Vec<AtomicU32> = match method {
+            PageRankMethod::Push => (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect(),
+            PageRankMethod::Pull => Vec::new(),
+        };
+        for _ in 0..options.max_iterations {
+            if method == PageRankMethod::Push {
+                pushed
+                    .par_iter()
+                    .with_min_len(VERTEX_GRAIN)
+                    .for_each(|c| c.store(0, Relaxed));
+                vertices(n).with_min_len(VERTEX_GRAIN).for_each(|u| {
+                    let contribution = contributions[u as usize];
+                    if contribution != 0.0 {
+                        for v in graph.out_neighbors(u) {
+                            atomic_add_f32(&pushed[v as usize], contribution);
+                        }
+                    }
+                });
+            }
+            let incoming = &contributions;
+            let change: f64 = scores
+                .par_iter_mut()
+                .zip(next_contributions.par_iter_mut())
+                .zip(inverse_degree.par_iter())
+                .enumerate()
+                .with_min_len(VERTEX_GRAIN)
+                .map(|(v, ((score, next), &inverse))| {
+                    let sum: f32 = match pull {
+                        Some(pull) => pull
+                            .in_neighbors(v as VertexId)
+                            .map(|u| incoming[u as usize])
+                            .sum(),
+                        None => f32::from_bits(pushed[v].load(Relaxed)),
+                    };
+                    let old = *score;
+                    *score = base + damping * sum;
+                    *next = *score * inverse;
+                    f64::from((*score - old).abs())
+                })
+                .sum();
+            std::mem::swap(&mut contributions, &mut next_contributions);
+            result.iterations += 1;
+            result.last_change = change;
+            if change < options.tolerance {
+                break;
+            }
         }
-    }
-    result.scores = scores;
-    Ok(result)
+        result.scores = scores;
+        Ok(result)
+    })
 }
 
 /// Serial power iteration in `f64` over out-edges, with GAPBS's dangling

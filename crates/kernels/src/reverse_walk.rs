@@ -62,22 +62,24 @@ pub fn reverse_walks<G>(graph: &G, options: &ReverseWalkOptions) -> ReverseWalkR
 where
     G: OutNeighbors + Sync,
 {
-    let n = graph.vertex_count();
-    let mut current = vec![1.0f64; n];
-    let mut next = vec![0.0f64; n];
-    for _ in 0..options.steps {
-        next.par_iter_mut().enumerate().for_each(|(u, visits)| {
-            *visits = graph
-                .out_neighbors(u as VertexId)
-                .map(|v| current[v as usize])
-                .sum();
-        });
-        std::mem::swap(&mut current, &mut next);
-    }
-    ReverseWalkResult {
-        visits: current,
-        steps: options.steps,
-    }
+    crate::util::on_pool(|| {
+        let n = graph.vertex_count();
+        let mut current = vec![1.0f64; n];
+        let mut next = vec![0.0f64; n];
+        for _ in 0..options.steps {
+            next.par_iter_mut().enumerate().for_each(|(u, visits)| {
+                *visits = graph
+                    .out_neighbors(u as VertexId)
+                    .map(|v| current[v as usize])
+                    .sum();
+            });
+            std::mem::swap(&mut current, &mut next);
+        }
+        ReverseWalkResult {
+            visits: current,
+            steps: options.steps,
+        }
+    })
 }
 
 /// The serial loop [`verify_reverse_walks`] compares against.

@@ -130,11 +130,13 @@ pub fn sssp<G>(graph: &G, options: &SsspOptions) -> Result<SsspResult>
 where
     G: EdgeWeights + Sync,
 {
-    let n = graph.vertex_count();
-    match graph.edge_weights() {
-        Ok(weights) => delta_stepping(n, weights, options, SsspWeights::Stored),
-        Err(_) => delta_stepping(n, UnitWeights(graph), options, SsspWeights::Unit),
-    }
+    crate::util::on_pool(|| {
+        let n = graph.vertex_count();
+        match graph.edge_weights() {
+            Ok(weights) => delta_stepping(n, weights, options, SsspWeights::Stored),
+            Err(_) => delta_stepping(n, UnitWeights(graph), options, SsspWeights::Unit),
+        }
+    })
 }
 
 fn delta_stepping<W: WeightedOutNeighbors + Sync>(

@@ -96,71 +96,73 @@ pub fn triangle_count<G>(graph: &G) -> TriangleResult
 where
     G: OutNeighbors + Sync,
 {
-    let n = graph.vertex_count();
-    let pairs = undirected_pairs(graph);
-    let symmetrized = distinct_directed_edges(graph) != 2 * pairs.len() as u64;
+    crate::util::on_pool(|| {
+        let n = graph.vertex_count();
+        let pairs = undirected_pairs(graph);
+        let symmetrized = distinct_directed_edges(graph) != 2 * pairs.len() as u64;
 
-    // Undirected degrees, then orient each edge from lower to higher rank.
-    let mut degree = vec![0u32; n];
-    for &(a, b) in &pairs {
-        degree[a as usize] += 1;
-        degree[b as usize] += 1;
-    }
-    let rank = |v: VertexId| (degree[v as usize], v);
-    let mut offsets = vec![0u64; n + 1];
-    let oriented: Vec<(VertexId, VertexId)> = pairs
-        .par_iter()
-        .map(|&(a, b)| if rank(a) < rank(b) { (a, b) } else { (b, a) })
-        .collect();
-    drop(pairs);
-    for &(from, _) in &oriented {
-        offsets[from as usize + 1] += 1;
-    }
-    for v in 0..n {
-        offsets[v + 1] += offsets[v];
-    }
-    let mut targets = vec![0 as VertexId; oriented.len()];
-    let mut cursor = offsets.clone();
-    for &(from, to) in &oriented {
-        targets[cursor[from as usize] as usize] = to;
-        cursor[from as usize] += 1;
-    }
-    drop(oriented);
-    let list =
-        |v: VertexId| &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
-    // For each u: mark its out-list, then every w in the out-list of a
-    // member v that is also marked closes the triangle u < v < w (by rank).
-    // Marking instead of merging costs Σ_v in(v)·out(v) and drops the
-    // |out(u)| term per pair, most of the work on skewed graphs. The marks
-    // are per thread and all false again after every vertex.
-    let triangles = vertices(n)
-        .map(|u| {
-            MARKS.with(|marks| {
-                let mut marks = marks.borrow_mut();
-                if marks.len() < n {
-                    marks.clear();
-                    marks.resize(n, false);
-                }
-                let out_u = list(u);
-                for &v in out_u {
-                    marks[v as usize] = true;
-                }
-                let mut found = 0u64;
-                for &v in out_u {
-                    found += list(v).iter().filter(|&&w| marks[w as usize]).count() as u64;
-                }
-                for &v in out_u {
-                    marks[v as usize] = false;
-                }
-                found
+        // Undirected degrees, then orient each edge from lower to higher rank.
+        let mut degree = vec![0u32; n];
+        for &(a, b) in &pairs {
+            degree[a as usize] += 1;
+            degree[b as usize] += 1;
+        }
+        let rank = |v: VertexId| (degree[v as usize], v);
+        let mut offsets = vec![0u64; n + 1];
+        let oriented: Vec<(VertexId, VertexId)> = pairs
+            .par_iter()
+            .map(|&(a, b)| if rank(a) < rank(b) { (a, b) } else { (b, a) })
+            .collect();
+        drop(pairs);
+        for &(from, _) in &oriented {
+            offsets[from as usize + 1] += 1;
+        }
+        for v in 0..n {
+            offsets[v + 1] += offsets[v];
+        }
+        let mut targets = vec![0 as VertexId; oriented.len()];
+        let mut cursor = offsets.clone();
+        for &(from, to) in &oriented {
+            targets[cursor[from as usize] as usize] = to;
+            cursor[from as usize] += 1;
+        }
+        drop(oriented);
+        let list =
+            |v: VertexId| &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
+        // For each u: mark its out-list, then every w in the out-list of a
+        // member v that is also marked closes the triangle u < v < w (by rank).
+        // Marking instead of merging costs Σ_v in(v)·out(v) and drops the
+        // |out(u)| term per pair, most of the work on skewed graphs. The marks
+        // are per thread and all false again after every vertex.
+        let triangles = vertices(n)
+            .map(|u| {
+                MARKS.with(|marks| {
+                    let mut marks = marks.borrow_mut();
+                    if marks.len() < n {
+                        marks.clear();
+                        marks.resize(n, false);
+                    }
+                    let out_u = list(u);
+                    for &v in out_u {
+                        marks[v as usize] = true;
+                    }
+                    let mut found = 0u64;
+                    for &v in out_u {
+                        found += list(v).iter().filter(|&&w| marks[w as usize]).count() as u64;
+                    }
+                    for &v in out_u {
+                        marks[v as usize] = false;
+                    }
+                    found
+                })
             })
-        })
-        .sum();
-    TriangleResult {
-        triangles,
-        undirected_edges: targets.len() as u64,
-        symmetrized,
-    }
+            .sum();
+        TriangleResult {
+            triangles,
+            undirected_edges: targets.len() as u64,
+            symmetrized,
+        }
+    })
 }
 
 /// Naive serial count on the undirected simple view: for every vertex `u`
