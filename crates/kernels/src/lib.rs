@@ -42,7 +42,11 @@
 //!
 //! Kernels use rayon's parallel iterators and so run in whatever pool the
 //! caller is in: `pool.install(|| bfs(&graph, &options))` runs on that pool's
-//! threads; outside any pool they use rayon's global pool.
+//! threads; outside any pool they use rayon's global pool. Called from a
+//! thread outside the pool (a program's main thread), a kernel hands itself
+//! to a pool thread once and waits, rather than once per parallel step: on
+//! small graphs those hand-offs cost more than the work (BFS on CollegeMsg
+//! took 0.53 ms that way, 0.03 ms now, like GAPBS).
 //!
 //! # Errors and verification
 //!
