@@ -188,13 +188,13 @@ impl Graph for ArrivalOrderCsr {
 }
 
 impl OutNeighbors for ArrivalOrderCsr {
-    type OutNeighbors<'a> = <Csr as OutNeighbors>::OutNeighbors<'a>;
+    type OutIter<'a> = <Csr as OutNeighbors>::OutIter<'a>;
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
         self.out.out_degree(v)
     }
     #[inline]
-    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+    fn out_neighbors(&self, v: VertexId) -> Self::OutIter<'_> {
         self.out.out_neighbors(v)
     }
 }
@@ -204,19 +204,19 @@ impl OutNeighbors for ArrivalOrderCsr {
 pub struct ArrivalInEdges<'a>(&'a Csr);
 
 impl<'a> InNeighbors for ArrivalInEdges<'a> {
-    type InNeighbors = <Csr as OutNeighbors>::OutNeighbors<'a>;
+    type InIter = <Csr as OutNeighbors>::OutIter<'a>;
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
         self.0.out_degree(v)
     }
     #[inline]
-    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors {
+    fn in_neighbors(self, v: VertexId) -> Self::InIter {
         self.0.out_neighbors(v)
     }
 }
 
 impl InEdges for ArrivalOrderCsr {
-    type InEdges<'a> = ArrivalInEdges<'a>;
+    type InHandle<'a> = ArrivalInEdges<'a>;
     fn in_edges(&self) -> Result<ArrivalInEdges<'_>> {
         Ok(ArrivalInEdges(&self.incoming))
     }

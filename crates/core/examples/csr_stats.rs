@@ -6,7 +6,8 @@
 //! The parser here is deliberately plain (std only); the parallel loader in
 //! `crates/loader` is the real reader.
 
-use dyngraph_core::{Csr, CsrOptions, Edge, Graph, OutNeighbors};
+use dyngraph_core::StoreConfig;
+use dyngraph_core::{Csr, CsrOptions, Edge, Graph, OutNeighbors, Semantics};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -62,7 +63,7 @@ fn main() -> ExitCode {
     };
     let build = start.elapsed();
     let distinct =
-        Csr::from_edges(&edges, CsrOptions::default().dedupe(true)).map_or(0, |d| d.edge_count());
+        Csr::from_edges(&edges, CsrOptions::default().semantics(Semantics::Simple)).map_or(0, |d| d.edge_count());
     let max_degree = (0..csr.vertex_count() as u32)
         .map(|v| csr.out_degree(v))
         .max()

@@ -43,7 +43,7 @@
 //! ```
 
 use crate::traits::{
-    EdgeWeights, Graph, InEdges, InNeighbors, OutNeighbors, ReadGraph, WeightedOutNeighbors,
+    EdgeWeights, Graph, InEdges, InNeighbors, OutNeighbors, ReadGraph, WeightedNeighbors,
 };
 use crate::{Capability, Error, Result, Semantics, VertexId, Weight};
 use std::collections::HashMap;
@@ -343,13 +343,11 @@ impl<G: ?Sized> fmt::Debug for CowView<'_, G> {
 }
 
 impl<G: ?Sized> CowView<'_, G> {
+    /// Whether `v` existed when the snapshot was taken; a later vertex
+    /// (or one past the graph) reads as isolated.
     #[inline]
-    fn check(&self, v: VertexId) {
-        assert!(
-            (v as usize) < self.saved.vertex_count,
-            "vertex {v} out of range for a snapshot of {} vertices",
-            self.saved.vertex_count
-        );
+    fn existed(&self, v: VertexId) -> bool {
+        (v as usize) < self.saved.vertex_count
     }
 }
 
@@ -397,14 +395,16 @@ impl<G: Graph + ?Sized> Graph for CowView<'_, G> {
 }
 
 impl<G: OutNeighbors + ?Sized> OutNeighbors for CowView<'_, G> {
-    type OutNeighbors<'b>
-        = CowNeighbors<'b, G::OutNeighbors<'b>>
+    type OutIter<'b>
+        = CowNeighbors<'b, G::OutIter<'b>>
     where
         Self: 'b;
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
-        self.check(v);
+        if !self.existed(v) {
+            return 0;
+        }
         if Saved::marked(&self.saved.out_marks, v) {
             self.maps.out[&v].targets.len() as u64
         } else {
@@ -413,8 +413,10 @@ impl<G: OutNeighbors + ?Sized> OutNeighbors for CowView<'_, G> {
     }
 
     #[inline]
-    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
-        self.check(v);
+    fn out_neighbors(&self, v: VertexId) -> Self::OutIter<'_> {
+        if !self.existed(v) {
+            return CowNeighbors::Saved([].iter().copied());
+        }
         if Saved::marked(&self.saved.out_marks, v) {
             CowNeighbors::Saved(self.maps.out[&v].targets.iter().copied())
         } else {
@@ -445,10 +447,13 @@ impl<H> fmt::Debug for CowInEdges<'_, H> {
 }
 
 impl<'a, H: InNeighbors> InNeighbors for CowInEdges<'a, H> {
-    type InNeighbors = CowNeighbors<'a, H::InNeighbors>;
+    type InIter = CowNeighbors<'a, H::InIter>;
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
+        if v as usize >= self.saved.vertex_count {
+            return 0;
+        }
         if Saved::marked(&self.saved.in_marks, v) {
             self.maps.incoming[&v].len() as u64
         } else {
@@ -457,7 +462,10 @@ impl<'a, H: InNeighbors> InNeighbors for CowInEdges<'a, H> {
     }
 
     #[inline]
-    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors {
+    fn in_neighbors(self, v: VertexId) -> Self::InIter {
+        if v as usize >= self.saved.vertex_count {
+            return CowNeighbors::Saved([].iter().copied());
+        }
         if Saved::marked(&self.saved.in_marks, v) {
             CowNeighbors::Saved(self.maps.incoming[&v].iter().copied())
         } else {
@@ -467,12 +475,12 @@ impl<'a, H: InNeighbors> InNeighbors for CowInEdges<'a, H> {
 }
 
 impl<G: InEdges + ?Sized> InEdges for CowView<'_, G> {
-    type InEdges<'b>
-        = CowInEdges<'b, G::InEdges<'b>>
+    type InHandle<'b>
+        = CowInEdges<'b, G::InHandle<'b>>
     where
         Self: 'b;
 
-    fn in_edges(&self) -> Result<Self::InEdges<'_>> {
+    fn in_edges(&self) -> Result<Self::InHandle<'_>> {
         if !self.saved.in_edges {
             return Err(Error::missing("snapshot", Capability::InEdges));
         }
@@ -531,11 +539,14 @@ impl<L: Iterator<Item = (VertexId, Weight)>> Iterator for CowWeightedNeighbors<'
     }
 }
 
-impl<'a, H: WeightedOutNeighbors> WeightedOutNeighbors for CowWeights<'a, H> {
-    type WeightedOutNeighbors = CowWeightedNeighbors<'a, H::WeightedOutNeighbors>;
+impl<'a, H: WeightedNeighbors> WeightedNeighbors for CowWeights<'a, H> {
+    type WeightedIter = CowWeightedNeighbors<'a, H::WeightedIter>;
 
     #[inline]
-    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors {
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedIter {
+        if v as usize >= self.saved.vertex_count {
+            return CowWeightedNeighbors::Saved([].iter().copied().zip([].iter().copied()));
+        }
         if Saved::marked(&self.saved.out_marks, v) {
             let list = &self.maps.out[&v];
             let weights = list.weights.as_deref().unwrap_or(&[]);
@@ -547,12 +558,12 @@ impl<'a, H: WeightedOutNeighbors> WeightedOutNeighbors for CowWeights<'a, H> {
 }
 
 impl<G: EdgeWeights + ?Sized> EdgeWeights for CowView<'_, G> {
-    type EdgeWeights<'b>
-        = CowWeights<'b, G::EdgeWeights<'b>>
+    type WeightHandle<'b>
+        = CowWeights<'b, G::WeightHandle<'b>>
     where
         Self: 'b;
 
-    fn edge_weights(&self) -> Result<Self::EdgeWeights<'_>> {
+    fn edge_weights(&self) -> Result<Self::WeightHandle<'_>> {
         if !self.saved.weighted {
             return Err(Error::missing("snapshot", Capability::Weights));
         }

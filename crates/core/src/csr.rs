@@ -21,62 +21,79 @@
 use crate::IdMap;
 use crate::hint::prefetch;
 use crate::source::{EdgeChunk, EdgeChunks, EdgeColumns, EdgeSource, PREFETCH_AHEAD};
-use crate::store::{FromEdges, GraphStore, Snapshots, StoreOptions};
-use crate::traits::{EdgeWeights, Graph, InEdges, InNeighbors, OutNeighbors, WeightedOutNeighbors};
+use crate::store::{Capabilities, FromEdges, GraphStore, Snapshots, StoreConfig, StoreOptions};
+use crate::traits::{EdgeWeights, Graph, InEdges, InNeighbors, OutNeighbors, WeightedNeighbors};
 use crate::{
-    Capability, DEFAULT_VERTEX_LIMIT, Error, Result, Semantics, VertexId, Weight, WeightedEdge,
+    Capability, Error, Result, Semantics, VertexId, Weight, WeightedEdge,
 };
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
 
-/// How to build a [`Csr`].
+/// How to build a [`Csr`]: the [`StoreOptions`] every store shares, plus
+/// the vertex count and sorting.
+///
+/// - [`Semantics::Simple`] sorts each list and drops repeated `src -> dst`
+///   pairs (keeping the first one's weight); a multigraph keeps them.
+/// - `in_edges` builds the transpose, for pull kernels.
+/// - `weighted` keeps the weights of a weighted input (on by default for a
+///   `Csr`, which stores weights only when its input has them); off drops
+///   them.
+///
+/// ```
+/// use dyngraph_core::{Csr, CsrOptions, Edge, Graph, Semantics, StoreConfig};
+/// let edges = [Edge::new(0, 1), Edge::new(0, 1), Edge::new(1, 0)];
+/// let simple = Csr::from_edges(&edges, CsrOptions::default().semantics(Semantics::Simple))?;
+/// assert_eq!(simple.edge_count(), 2);
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct CsrOptions {
+    /// Semantics, weights, in-edges and the vertex limit (see above).
+    pub store: StoreOptions,
     /// The vertex count. `None`: largest id + 1. An id at or beyond a given
     /// count is an error.
     pub vertex_count: Option<usize>,
-    /// Refuse graphs with more vertices than this (see
-    /// [`DEFAULT_VERTEX_LIMIT`]).
-    pub vertex_limit: usize,
-    /// Also build the in-edges (the transpose), for pull kernels.
-    pub in_edges: bool,
     /// Sort each neighbour list by destination. Stable: equal destinations
     /// keep input order, and their weights move with them.
     pub sort: bool,
-    /// Sort and drop repeated `src -> dst` pairs, keeping the first one's
-    /// weight. The result has [`Semantics::Simple`].
-    pub dedupe: bool,
 }
 
 impl Default for CsrOptions {
+    /// A multigraph that keeps its input's weights, no in-edges, unsorted.
     fn default() -> Self {
-        Self {
+        Self::from(StoreOptions::default().weighted(true))
+    }
+}
+
+impl From<StoreOptions> for CsrOptions {
+    fn from(store: StoreOptions) -> Self {
+        CsrOptions {
+            store,
             vertex_count: None,
-            vertex_limit: DEFAULT_VERTEX_LIMIT,
-            in_edges: false,
             sort: false,
-            dedupe: false,
         }
     }
 }
 
-impl CsrOptions {
-    /// Sets [`CsrOptions::in_edges`].
-    pub fn in_edges(mut self, in_edges: bool) -> Self {
-        self.in_edges = in_edges;
-        self
+impl StoreConfig for CsrOptions {
+    fn from_shared(shared: StoreOptions) -> Self {
+        Self::from(shared)
     }
 
+    fn shared(&self) -> &StoreOptions {
+        &self.store
+    }
+
+    fn shared_mut(&mut self) -> &mut StoreOptions {
+        &mut self.store
+    }
+}
+
+impl CsrOptions {
     /// Sets [`CsrOptions::sort`].
     pub fn sort(mut self, sort: bool) -> Self {
         self.sort = sort;
-        self
-    }
-
-    /// Sets [`CsrOptions::dedupe`].
-    pub fn dedupe(mut self, dedupe: bool) -> Self {
-        self.dedupe = dedupe;
         self
     }
 
@@ -84,6 +101,11 @@ impl CsrOptions {
     pub fn vertex_count(mut self, vertex_count: usize) -> Self {
         self.vertex_count = Some(vertex_count);
         self
+    }
+
+    /// Whether repeated pairs are dropped (simple semantics).
+    fn dedupe(&self) -> bool {
+        self.store.semantics == Semantics::Simple
     }
 }
 
@@ -267,7 +289,7 @@ impl Csr {
     #[inline]
     pub fn out_slice(&self, v: VertexId) -> &[VertexId] {
         let v = v as usize;
-        &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+        &self.targets[row(&self.offsets, v)]
     }
 
     /// Heap bytes held by the arrays (capacity, not just length) and the
@@ -383,7 +405,7 @@ impl<'a> CsrView<'a> {
     #[inline]
     pub fn out_slice(&self, v: VertexId) -> &'a [VertexId] {
         let v = v as usize;
-        &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+        &self.targets[row(&self.offsets, v)]
     }
 }
 
@@ -401,7 +423,7 @@ impl<'a> CsrInEdges<'a> {
     #[inline]
     pub fn in_slice(self, v: VertexId) -> &'a [VertexId] {
         let v = v as usize;
-        &self.sources[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+        &self.sources[row(self.offsets, v)]
     }
 
     /// The in-edge offsets: `offsets[v]..offsets[v + 1]` indexes `v`'s
@@ -417,15 +439,15 @@ impl<'a> CsrInEdges<'a> {
 }
 
 impl<'a> InNeighbors for CsrInEdges<'a> {
-    type InNeighbors = std::iter::Copied<std::slice::Iter<'a, VertexId>>;
+    type InIter = std::iter::Copied<std::slice::Iter<'a, VertexId>>;
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
-        self.offsets[v as usize + 1] - self.offsets[v as usize]
+        row(self.offsets, v as usize).len() as u64
     }
 
     #[inline]
-    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors {
+    fn in_neighbors(self, v: VertexId) -> Self::InIter {
         self.in_slice(v).iter().copied()
     }
 }
@@ -444,23 +466,34 @@ impl<'a> CsrWeights<'a> {
     #[inline]
     pub fn weight_slice(self, v: VertexId) -> &'a [Weight] {
         let v = v as usize;
-        &self.weights[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+        &self.weights[row(self.offsets, v)]
     }
 }
 
-impl<'a> WeightedOutNeighbors for CsrWeights<'a> {
-    type WeightedOutNeighbors = std::iter::Zip<
+impl<'a> WeightedNeighbors for CsrWeights<'a> {
+    type WeightedIter = std::iter::Zip<
         std::iter::Copied<std::slice::Iter<'a, VertexId>>,
         std::iter::Copied<std::slice::Iter<'a, Weight>>,
     >;
 
     #[inline]
-    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors {
-        let range = self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize;
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedIter {
+        let range = row(self.offsets, v as usize);
         self.targets[range.clone()]
             .iter()
             .copied()
             .zip(self.weights[range].iter().copied())
+    }
+}
+
+/// The index range of `v`'s list in an offsets array; empty for a vertex
+/// outside the graph (the contract's answer for one), at the cost of the
+/// bounds check slice indexing makes anyway.
+#[inline]
+fn row(offsets: &[u64], v: usize) -> Range<usize> {
+    match offsets.get(v..v.wrapping_add(2)) {
+        Some(&[start, end]) => start as usize..end as usize,
+        _ => 0..0,
     }
 }
 
@@ -485,24 +518,24 @@ macro_rules! impl_csr_read_traits {
         }
 
         impl OutNeighbors for $ty {
-            type OutNeighbors<'b>
+            type OutIter<'b>
                 = std::iter::Copied<std::slice::Iter<'b, VertexId>>
             where
                 Self: 'b;
 
             #[inline]
             fn out_degree(&self, v: VertexId) -> u64 {
-                self.offsets[v as usize + 1] - self.offsets[v as usize]
+                row(&self.offsets, v as usize).len() as u64
             }
 
             #[inline]
-            fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+            fn out_neighbors(&self, v: VertexId) -> Self::OutIter<'_> {
                 self.out_slice(v).iter().copied()
             }
         }
 
         impl InEdges for $ty {
-            type InEdges<'b>
+            type InHandle<'b>
                 = CsrInEdges<'b>
             where
                 Self: 'b;
@@ -517,7 +550,7 @@ macro_rules! impl_csr_read_traits {
         }
 
         impl EdgeWeights for $ty {
-            type EdgeWeights<'b>
+            type WeightHandle<'b>
                 = CsrWeights<'b>
             where
                 Self: 'b;
@@ -539,20 +572,6 @@ macro_rules! impl_csr_read_traits {
 
 impl_csr_read_traits!(Csr);
 impl_csr_read_traits!(CsrView<'_>);
-
-impl From<StoreOptions> for CsrOptions {
-    /// Semantics become [`CsrOptions::dedupe`] (a simple graph is
-    /// deduplicated), in-edges [`CsrOptions::in_edges`]. A `Csr` keeps
-    /// weights whenever its input has them.
-    fn from(options: StoreOptions) -> Self {
-        CsrOptions {
-            vertex_limit: options.vertex_limit,
-            in_edges: options.in_edges,
-            dedupe: options.semantics == Semantics::Simple,
-            ..CsrOptions::default()
-        }
-    }
-}
 
 impl FromEdges for Csr {
     type Options = CsrOptions;
@@ -582,6 +601,11 @@ impl Snapshots for Csr {
 
 impl GraphStore for Csr {
     const NAME: &'static str = "Csr";
+    /// Immutable, so not a replay or cluster store ([`crate::CsrRebuild`] is).
+    const CAPABILITIES: Capabilities = Capabilities {
+        distributable: false,
+        ..Capabilities::IN_MEMORY
+    };
 
     fn memory_bytes(&self) -> usize {
         Csr::memory_bytes(self)
@@ -828,7 +852,7 @@ fn build_from_columns(
 fn in_edges_for(options: &CsrOptions) -> InEdgeBuild {
     // Deduping changes the edges after the scatter, so the in-edges must
     // come from the deduped CSR.
-    if options.dedupe {
+    if options.dedupe() {
         InEdgeBuild::FromCsr
     } else {
         InEdgeBuild::Fused
@@ -863,13 +887,13 @@ fn bucket_for_build<S: EdgeSource + ?Sized>(
     let vertex_limit = |vertex_count: usize| Error::VertexLimit {
         vertex: vertex_count as u64 - 1,
         needed: vertex_count as u64,
-        limit: options.vertex_limit as u64,
+        limit: options.store.vertex_limit as u64,
     };
     match options.vertex_count {
         // A given count within the limit: the degree count checks the ids
         // as it goes, so no separate pass is needed unless one is out of
         // range (then the pass finds the largest, for the error).
-        Some(count) if count <= options.vertex_limit => {
+        Some(count) if count <= options.store.vertex_limit => {
             bucket_edges(seq, count, &edge_ranges, scratch)
                 .map_err(|IdOutOfRange| out_of_range(max_id().unwrap_or_default(), count))
         }
@@ -885,7 +909,7 @@ fn bucket_for_build<S: EdgeSource + ?Sized>(
                     .unwrap_or(0)
                     .max(id.map_or(0, |id| id as usize + 1)),
             };
-            if vertex_count > options.vertex_limit {
+            if vertex_count > options.store.vertex_limit {
                 return Err(vertex_limit(vertex_count));
             }
             bucket_edges(seq, vertex_count, &edge_ranges, scratch).map_err(|IdOutOfRange| {
@@ -902,20 +926,20 @@ fn finish_build(
     in_edges: InEdgeBuild,
     scratch: &mut ScatterScratch,
 ) -> Csr {
-    debug_assert!(!(options.dedupe && in_edges == InEdgeBuild::Fused));
-    let fuse = options.in_edges && in_edges == InEdgeBuild::Fused;
+    debug_assert!(!(options.dedupe() && in_edges == InEdgeBuild::Fused));
+    let fuse = options.store.in_edges && in_edges == InEdgeBuild::Fused;
     let Scattered {
         mut offsets,
         mut targets,
         mut weights,
         in_edges,
     } = finish_scatter(bucketed, scratch, fuse);
-    if options.sort || options.dedupe {
+    if options.sort || options.dedupe() {
         (offsets, targets, weights) = sort_lists(
             offsets,
             targets,
             weights,
-            options.dedupe,
+            options.dedupe(),
             rayon::current_num_threads(),
         );
     }
@@ -923,17 +947,20 @@ fn finish_build(
     // way); deduping does not, and then `fuse` was off.
     let (in_offsets, in_sources) = match in_edges {
         Some((o, s)) => (Some(o), Some(s)),
-        None if options.in_edges => {
+        None if options.store.in_edges => {
             let (o, s) = transpose_with(&offsets, &targets, scratch);
             (Some(o), Some(s))
         }
         None => (None, None),
     };
-    let semantics = if options.dedupe {
+    let semantics = if options.dedupe() {
         Semantics::Simple
     } else {
         Semantics::Multigraph
     };
+    if !options.store.weighted {
+        weights = None;
+    }
     Csr {
         offsets,
         targets,

@@ -1,7 +1,7 @@
 //! Whole-graph edge iteration and the parallel freeze into a [`Csr`], written
 //! once over the read traits for every store.
 
-use crate::traits::{EdgeWeights, OutNeighbors, ReadGraph, WeightedOutNeighbors};
+use crate::traits::{EdgeWeights, OutNeighbors, ReadGraph, WeightedNeighbors};
 use crate::{Csr, Edge, Error, Result, VertexId, Weight, WeightedEdge};
 use rayon::prelude::*;
 use std::fmt;
@@ -10,7 +10,7 @@ use std::fmt;
 pub struct Edges<'a, G: OutNeighbors + ?Sized> {
     graph: &'a G,
     next_vertex: usize,
-    current: Option<(VertexId, G::OutNeighbors<'a>)>,
+    current: Option<(VertexId, G::OutIter<'a>)>,
 }
 
 impl<'a, G: OutNeighbors + ?Sized> Edges<'a, G> {
@@ -57,16 +57,16 @@ impl<G: OutNeighbors + ?Sized> Iterator for Edges<'_, G> {
 /// [`EdgeWeights::weighted_edges`].
 pub struct WeightedEdges<'a, G: EdgeWeights + ?Sized> {
     graph: &'a G,
-    weights: G::EdgeWeights<'a>,
+    weights: G::WeightHandle<'a>,
     next_vertex: usize,
     current: Option<(
         VertexId,
-        <G::EdgeWeights<'a> as WeightedOutNeighbors>::WeightedOutNeighbors,
+        <G::WeightHandle<'a> as WeightedNeighbors>::WeightedIter,
     )>,
 }
 
 impl<'a, G: EdgeWeights + ?Sized> WeightedEdges<'a, G> {
-    pub(crate) fn new(graph: &'a G, weights: G::EdgeWeights<'a>) -> Self {
+    pub(crate) fn new(graph: &'a G, weights: G::WeightHandle<'a>) -> Self {
         Self {
             graph,
             weights,

@@ -9,7 +9,7 @@
 //! | [`Graph`] | vertex count (`usize`), edge count (`u64`), [`Semantics`] |
 //! | [`OutNeighbors`] | out-degree and out-neighbours; [`OutNeighbors::edges`] |
 //! | [`InEdges`] | the in-edges as an [`InNeighbors`] handle, or [`Error::MissingCapability`] |
-//! | [`EdgeWeights`] | the weighted out-edges as a [`WeightedOutNeighbors`] handle, or [`Error::MissingCapability`] |
+//! | [`EdgeWeights`] | the weighted out-edges as a [`WeightedNeighbors`] handle, or [`Error::MissingCapability`] |
 //! | [`ReadGraph`] | all of the above: what kernels take |
 //! | [`GraphUpdate`] | insert/delete one edge or a batch from any [`EdgeSource`], add vertices, each reporting what changed |
 //! | [`FromEdges`], [`Snapshots`], [`GraphStore`] | the store contract: bulk build, snapshots, memory, freeze to [`Csr`] ([`store`](GraphStore) docs) |
@@ -65,6 +65,7 @@ mod edges;
 mod error;
 pub mod hint;
 mod ids;
+mod rebuild;
 mod source;
 mod store;
 mod traits;
@@ -78,10 +79,14 @@ pub use edges::{Edges, WeightedEdges};
 pub use error::{Capability, Error, Location, ParseErrorKind, Result};
 pub use ids::{IdKind, IdMap, OriginalId};
 pub use source::{EdgeChunk, EdgeChunks, EdgeColumns, EdgeRecord, EdgeSource};
-pub use store::{DynamicStore, FromEdges, GraphStore, MaintenanceStats, Snapshots, StoreOptions};
+pub use rebuild::CsrRebuild;
+pub use store::{
+    Capabilities, DynamicStore, FromEdges, GraphStore, MaintenanceStats, Snapshots, StoreConfig,
+    StoreOptions,
+};
 pub use traits::{
     EdgeWeights, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph, UnitWeights,
-    WeightedOutNeighbors, check_limit,
+    WeightedNeighbors, check_limit,
 };
 pub use types::{
     DEFAULT_VERTEX_LIMIT, Edge, Semantics, Timestamp, TimestampedEdge, UpdateReport, VertexId,

@@ -10,6 +10,8 @@
 //! | every edge, weighted or not | [`OutNeighbors::edges`](crate::OutNeighbors::edges), [`EdgeWeights::weighted_edges`](crate::EdgeWeights::weighted_edges) |
 //! | a read view that stays as it was while the store keeps changing | [`Snapshots::snapshot`], [`Snapshots::view`] |
 //! | heap bytes held | [`GraphStore::memory_bytes`] |
+//! | what it can do (in-edges, weights, durable, distributable, concurrent writers) | [`GraphStore::CAPABILITIES`] |
+//! | its options, built one way around [`StoreOptions`] | [`StoreConfig`] |
 //! | freeze into the immutable [`Csr`], in parallel | [`GraphStore::to_csr`] |
 //! | insert and delete, one edge or a batch | [`GraphUpdate`](crate::GraphUpdate) ([`DynamicStore`]) |
 //!
@@ -101,6 +103,71 @@ impl StoreOptions {
     }
 }
 
+/// The options a store is built with: the shared [`StoreOptions`] plus the
+/// store's own knobs. The shared setters are written once, here, for every
+/// store's options type; each type is built one way, from a
+/// [`StoreOptions`] (`XOptions::from(store)`, or its `Default`, then
+/// setters).
+///
+/// ```
+/// use dyngraph_core::{CsrOptions, Semantics, StoreConfig, StoreOptions};
+/// let csr = CsrOptions::default().in_edges(true).semantics(Semantics::Simple);
+/// assert!(csr.shared().in_edges);
+/// let generic = <CsrOptions as StoreConfig>::from_shared(StoreOptions::default().in_edges(true));
+/// assert!(generic.shared().in_edges);
+/// ```
+pub trait StoreConfig: Clone + fmt::Debug + Send + Sync + Sized {
+    /// Options with `shared` and the store's own knobs at their defaults:
+    /// how code written for every store builds one.
+    fn from_shared(shared: StoreOptions) -> Self;
+
+    /// The shared options.
+    fn shared(&self) -> &StoreOptions;
+
+    /// The shared options, to change.
+    fn shared_mut(&mut self) -> &mut StoreOptions;
+
+    /// Sets [`StoreOptions::semantics`].
+    fn semantics(mut self, semantics: Semantics) -> Self {
+        self.shared_mut().semantics = semantics;
+        self
+    }
+
+    /// Sets [`StoreOptions::weighted`].
+    fn weighted(mut self, weighted: bool) -> Self {
+        self.shared_mut().weighted = weighted;
+        self
+    }
+
+    /// Sets [`StoreOptions::in_edges`].
+    fn in_edges(mut self, in_edges: bool) -> Self {
+        self.shared_mut().in_edges = in_edges;
+        self
+    }
+
+    /// Sets [`StoreOptions::vertex_limit`].
+    fn vertex_limit(mut self, vertex_limit: usize) -> Self {
+        self.shared_mut().vertex_limit = vertex_limit;
+        self
+    }
+}
+
+/// The stores whose only options are the shared ones (`Pcsr`, `Bal`,
+/// `CsrRebuild`).
+impl StoreConfig for StoreOptions {
+    fn from_shared(shared: StoreOptions) -> Self {
+        shared
+    }
+
+    fn shared(&self) -> &StoreOptions {
+        self
+    }
+
+    fn shared_mut(&mut self) -> &mut StoreOptions {
+        self
+    }
+}
+
 /// Bulk build from any [`EdgeSource`], read in place: the loader's columns,
 /// a slice of [`crate::Edge`] or [`crate::WeightedEdge`], parser chunks.
 ///
@@ -110,7 +177,7 @@ impl StoreOptions {
 /// source has them and the options ask for them.
 pub trait FromEdges: Sized {
     /// The store's options: [`StoreOptions`] plus its own knobs.
-    type Options: Clone + fmt::Debug + Default + From<StoreOptions>;
+    type Options: StoreConfig;
 
     /// Builds the store from `edges`.
     fn from_edges<S: EdgeSource + ?Sized>(edges: &S, options: Self::Options) -> Result<Self>;
@@ -143,11 +210,44 @@ pub trait Snapshots: Graph {
     fn view<'a>(&'a self, snapshot: &'a Self::Snapshot) -> Result<Self::View<'a>>;
 }
 
+/// What a store can do, stated by the contract ([`GraphStore::CAPABILITIES`])
+/// rather than found out by trying: the registry, the replay engine and the
+/// CLI read it to choose options and to refuse what a store cannot do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Capabilities {
+    /// Can keep in-edges ([`StoreOptions::in_edges`]) for pull kernels.
+    pub in_edges: bool,
+    /// Can keep a weight per edge ([`StoreOptions::weighted`]).
+    pub weights: bool,
+    /// Keeps its edges in files that survive a crash.
+    pub durable: bool,
+    /// Runs partitioned over timely workers (`dyngraph-dist`): one
+    /// instance per worker, each in memory.
+    pub distributable: bool,
+    /// Takes inserts from several threads at once.
+    pub concurrent_writers: bool,
+}
+
+impl Capabilities {
+    /// In-edges and weights, in memory, one writer, distributable: what
+    /// most stores of the contract can do.
+    pub const IN_MEMORY: Capabilities = Capabilities {
+        in_edges: true,
+        weights: true,
+        durable: false,
+        distributable: true,
+        concurrent_writers: false,
+    };
+}
+
 /// The store contract: every store implements it, so code written against
 /// it runs on all of them.
 pub trait GraphStore: ReadGraph + FromEdges + Snapshots + Send {
     /// The store's name, for tables and errors (`"Vcsr"`, `"CsrPP"`, ...).
     const NAME: &'static str;
+
+    /// What the store can do.
+    const CAPABILITIES: Capabilities;
 
     /// Heap bytes the store holds (capacity, not just length; mapped files
     /// count their mapped length).

@@ -13,9 +13,10 @@
 //! compare_with_model(&csr, &model).unwrap();
 //! ```
 
+use crate::store::StoreConfig;
 use crate::traits::{
     EdgeWeights, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph,
-    WeightedOutNeighbors,
+    WeightedNeighbors,
 };
 use crate::{
     Capability, DEFAULT_VERTEX_LIMIT, DynamicStore, Edge, Error, Result, Semantics, StoreOptions,
@@ -76,14 +77,15 @@ type Targets<'a> =
     std::iter::Map<std::slice::Iter<'a, (VertexId, Weight)>, fn(&(VertexId, Weight)) -> VertexId>;
 
 impl OutNeighbors for ReferenceGraph {
-    type OutNeighbors<'a> = Targets<'a>;
+    type OutIter<'a> = Targets<'a>;
 
     fn out_degree(&self, v: VertexId) -> u64 {
-        self.out[v as usize].len() as u64
+        self.out.get(v as usize).map_or(0, |list| list.len() as u64)
     }
 
     fn out_neighbors(&self, v: VertexId) -> Targets<'_> {
-        self.out[v as usize].iter().map(|&(d, _)| d)
+        let list = self.out.get(v as usize).map_or(&[][..], Vec::as_slice);
+        list.iter().map(|&(d, _)| d)
     }
 }
 
@@ -92,27 +94,29 @@ impl OutNeighbors for ReferenceGraph {
 pub struct ModelLists<'a>(&'a ReferenceGraph);
 
 impl<'a> InNeighbors for ModelLists<'a> {
-    type InNeighbors = std::iter::Copied<std::slice::Iter<'a, VertexId>>;
+    type InIter = std::iter::Copied<std::slice::Iter<'a, VertexId>>;
 
     fn in_degree(self, v: VertexId) -> u64 {
-        self.0.incoming[v as usize].len() as u64
+        self.in_neighbors(v).len() as u64
     }
 
-    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors {
-        self.0.incoming[v as usize].iter().copied()
+    fn in_neighbors(self, v: VertexId) -> Self::InIter {
+        let list = self.0.incoming.get(v as usize).map_or(&[][..], Vec::as_slice);
+        list.iter().copied()
     }
 }
 
-impl<'a> WeightedOutNeighbors for ModelLists<'a> {
-    type WeightedOutNeighbors = std::iter::Copied<std::slice::Iter<'a, (VertexId, Weight)>>;
+impl<'a> WeightedNeighbors for ModelLists<'a> {
+    type WeightedIter = std::iter::Copied<std::slice::Iter<'a, (VertexId, Weight)>>;
 
-    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors {
-        self.0.out[v as usize].iter().copied()
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedIter {
+        let list = self.0.out.get(v as usize).map_or(&[][..], Vec::as_slice);
+        list.iter().copied()
     }
 }
 
 impl InEdges for ReferenceGraph {
-    type InEdges<'a> = ModelLists<'a>;
+    type InHandle<'a> = ModelLists<'a>;
 
     fn in_edges(&self) -> Result<ModelLists<'_>> {
         Ok(ModelLists(self))
@@ -120,7 +124,7 @@ impl InEdges for ReferenceGraph {
 }
 
 impl EdgeWeights for ReferenceGraph {
-    type EdgeWeights<'a> = ModelLists<'a>;
+    type WeightHandle<'a> = ModelLists<'a>;
 
     fn edge_weights(&self) -> Result<ModelLists<'_>> {
         Ok(ModelLists(self))
@@ -128,10 +132,6 @@ impl EdgeWeights for ReferenceGraph {
 }
 
 impl GraphUpdate for ReferenceGraph {
-    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
-        self.insert_weighted_edge(src, dst, 1.0)
-    }
-
     fn insert_weighted_edge(
         &mut self,
         src: VertexId,
@@ -335,7 +335,7 @@ pub fn check_contract<S: DynamicStore>(
         .insert_edges(base)
         .map_err(|e| fail("model base", e))?;
     let mut store =
-        S::from_edges(base, S::Options::from(options)).map_err(|e| fail("from_edges", e))?;
+        S::from_edges(base, S::Options::from_shared(options)).map_err(|e| fail("from_edges", e))?;
     store
         .end_batch()
         .map_err(|e| fail("end_batch after from_edges", e))?;
@@ -475,7 +475,7 @@ pub fn check_build_contract<S: crate::GraphStore>(
     model
         .insert_edges(edges)
         .map_err(|e| format!("model: {e}"))?;
-    let store = S::from_edges(edges, S::Options::from(options)).map_err(|e| e.to_string())?;
+    let store = S::from_edges(edges, S::Options::from_shared(options)).map_err(|e| e.to_string())?;
     compare_with_model(&store, &model).map_err(|e| format!("after from_edges: {e}"))?;
     check_capabilities(&store, options)?;
     let snapshot = store.snapshot();

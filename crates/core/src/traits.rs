@@ -14,15 +14,17 @@
 //! forget: [`InEdges::in_edges`] returns a handle implementing
 //! [`InNeighbors`], or [`Error::MissingCapability`] when the store was built
 //! without in-edges; [`EdgeWeights::edge_weights`] does the same for
-//! [`WeightedOutNeighbors`]. There is no way to read a missing in-list as
+//! [`WeightedNeighbors`]. There is no way to read a missing in-list as
 //! empty or a missing weight as `1.0`. A kernel that can do without a
 //! capability (PageRank pushes when it has no in-edges, SSSP counts hops
 //! without weights) says so in its result.
 //!
-//! Vertex arguments must be `< vertex_count()`; like slice indexing, reads
-//! panic on an id outside the graph. Inputs from files are validated by the
-//! loader before they reach a store, so that panic is a programming error,
-//! never a bad-input path.
+//! # Vertices outside the graph
+//!
+//! A read of a vertex `v >= vertex_count()` is answered as for an isolated
+//! vertex, by every store and every view: degree 0 and no neighbours, out
+//! and in. It never panics. (Such a vertex does not exist until an insert
+//! names it; [`GraphUpdate`] grows the graph then.)
 //!
 //! [`Csr`]: crate::Csr
 //! [`Error::MissingCapability`]: crate::Error::MissingCapability
@@ -51,17 +53,18 @@ pub trait Graph {
 /// Out-edges: degree and neighbours of a vertex.
 pub trait OutNeighbors: Graph {
     /// Iterator over the out-neighbours of one vertex.
-    type OutNeighbors<'a>: Iterator<Item = VertexId>
+    type OutIter<'a>: Iterator<Item = VertexId>
     where
         Self: 'a;
 
-    /// Number of out-edges of `v`.
+    /// Number of out-edges of `v`; 0 for a vertex outside the graph.
     fn out_degree(&self, v: VertexId) -> u64;
 
-    /// The out-neighbours of `v`, with repeats in a multigraph. Order is the
+    /// The out-neighbours of `v` (none for a vertex outside the graph), with
+    /// repeats in a multigraph. Order is the
     /// store's (insertion order for VCSR, sorted for CSR++, file order or
     /// sorted for `Csr` depending on how it was built).
-    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_>;
+    fn out_neighbors(&self, v: VertexId) -> Self::OutIter<'_>;
 
     /// Every edge, by source vertex and then in each vertex's order.
     ///
@@ -85,60 +88,91 @@ pub trait OutNeighbors: Graph {
 /// check per vertex and the iterators borrow the graph, not the handle.
 pub trait InNeighbors: Copy {
     /// Iterator over the in-neighbours of one vertex.
-    type InNeighbors: Iterator<Item = VertexId>;
+    type InIter: Iterator<Item = VertexId>;
 
-    /// Number of in-edges of `v`.
+    /// Number of in-edges of `v`; 0 for a vertex outside the graph.
     fn in_degree(self, v: VertexId) -> u64;
 
     /// The in-neighbours of `v`: every `u` with an edge `u -> v`, with
-    /// repeats in a multigraph.
-    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors;
+    /// repeats in a multigraph; none for a vertex outside the graph.
+    fn in_neighbors(self, v: VertexId) -> Self::InIter;
 }
 
 /// The weighted out-edges of a graph that stores weights: what
 /// [`EdgeWeights::edge_weights`] hands out, a `Copy` handle passed by
 /// value like [`InNeighbors`].
-pub trait WeightedOutNeighbors: Copy {
+pub trait WeightedNeighbors: Copy {
     /// Iterator over `(neighbour, weight)` of one vertex.
-    type WeightedOutNeighbors: Iterator<Item = (VertexId, Weight)>;
+    type WeightedIter: Iterator<Item = (VertexId, Weight)>;
 
     /// The out-edges of `v` with their weights, in the same order as
     /// [`OutNeighbors::out_neighbors`].
-    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors;
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedIter;
 }
 
 /// A graph that may keep in-edges (every store in dyngraph can, as an
 /// option chosen when it is built).
 pub trait InEdges: Graph {
     /// The handle reading the in-edges.
-    type InEdges<'a>: InNeighbors + Send + Sync
+    type InHandle<'a>: InNeighbors + Send + Sync
     where
         Self: 'a;
 
     /// The in-edges, or [`Error::MissingCapability`] naming the store and
     /// how to build it with them.
-    fn in_edges(&self) -> Result<Self::InEdges<'_>>;
+    fn in_edges(&self) -> Result<Self::InHandle<'_>>;
 
     /// Whether [`InEdges::in_edges`] succeeds.
     fn has_in_edges(&self) -> bool {
         self.in_edges().is_ok()
+    }
+
+    /// The in-neighbours of `v`, or [`Error::MissingCapability`]:
+    /// `self.in_edges()?.in_neighbors(v)`. A loop over many vertices takes
+    /// the handle once instead ([`InEdges::in_edges`]).
+    ///
+    /// ```
+    /// use dyngraph_core::{Csr, CsrOptions, Edge, InEdges, StoreConfig};
+    /// let csr = Csr::from_edges(&[Edge::new(0, 2), Edge::new(1, 2)], CsrOptions::default().in_edges(true))?;
+    /// assert_eq!(csr.in_neighbors(2)?.collect::<Vec<_>>(), [0, 1]);
+    /// assert_eq!(csr.in_degree(7)?, 0); // outside the graph: isolated
+    /// # Ok::<(), dyngraph_core::Error>(())
+    /// ```
+    fn in_neighbors(&self, v: VertexId) -> Result<<Self::InHandle<'_> as InNeighbors>::InIter> {
+        Ok(self.in_edges()?.in_neighbors(v))
+    }
+
+    /// The in-degree of `v`, or [`Error::MissingCapability`]:
+    /// `self.in_edges()?.in_degree(v)`.
+    fn in_degree(&self, v: VertexId) -> Result<u64> {
+        Ok(self.in_edges()?.in_degree(v))
     }
 }
 
 /// A graph that may store edge weights.
 pub trait EdgeWeights: OutNeighbors {
     /// The handle reading weighted out-edges.
-    type EdgeWeights<'a>: WeightedOutNeighbors + Send + Sync
+    type WeightHandle<'a>: WeightedNeighbors + Send + Sync
     where
         Self: 'a;
 
     /// The weighted out-edges, or [`Error::MissingCapability`] when the
     /// store keeps no weights.
-    fn edge_weights(&self) -> Result<Self::EdgeWeights<'_>>;
+    fn edge_weights(&self) -> Result<Self::WeightHandle<'_>>;
 
     /// Whether [`EdgeWeights::edge_weights`] succeeds.
     fn has_weights(&self) -> bool {
         self.edge_weights().is_ok()
+    }
+
+    /// The out-edges of `v` with their weights, or
+    /// [`Error::MissingCapability`]: `self.edge_weights()?.out_neighbors_weighted(v)`.
+    /// A loop over many vertices takes the handle once instead.
+    fn weighted_out_neighbors(
+        &self,
+        v: VertexId,
+    ) -> Result<<Self::WeightHandle<'_> as WeightedNeighbors>::WeightedIter> {
+        Ok(self.edge_weights()?.out_neighbors_weighted(v))
     }
 
     /// Every edge with its weight, by source vertex, or
@@ -179,7 +213,9 @@ impl<G: OutNeighbors + InEdges + EdgeWeights + Sync + ?Sized> ReadGraph for G {}
 pub trait GraphUpdate: Graph {
     /// Inserts `src -> dst`; `Ok(true)` if an edge was added. On a weighted
     /// store the weight is `1.0`.
-    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool>;
+    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
+        self.insert_weighted_edge(src, dst, 1.0)
+    }
 
     /// Inserts `src -> dst` with `weight`; `Ok(true)` if an edge was added.
     /// A store built without weights drops the weight.
@@ -277,8 +313,8 @@ impl<G: Graph + ?Sized> Graph for &G {
 }
 
 impl<G: OutNeighbors + ?Sized> OutNeighbors for &G {
-    type OutNeighbors<'a>
-        = G::OutNeighbors<'a>
+    type OutIter<'a>
+        = G::OutIter<'a>
     where
         Self: 'a;
 
@@ -288,31 +324,31 @@ impl<G: OutNeighbors + ?Sized> OutNeighbors for &G {
     }
 
     #[inline]
-    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+    fn out_neighbors(&self, v: VertexId) -> Self::OutIter<'_> {
         (**self).out_neighbors(v)
     }
 }
 
 impl<G: InEdges + ?Sized> InEdges for &G {
-    type InEdges<'a>
-        = G::InEdges<'a>
+    type InHandle<'a>
+        = G::InHandle<'a>
     where
         Self: 'a;
 
     #[inline]
-    fn in_edges(&self) -> Result<Self::InEdges<'_>> {
+    fn in_edges(&self) -> Result<Self::InHandle<'_>> {
         (**self).in_edges()
     }
 }
 
 impl<G: EdgeWeights + ?Sized> EdgeWeights for &G {
-    type EdgeWeights<'a>
-        = G::EdgeWeights<'a>
+    type WeightHandle<'a>
+        = G::WeightHandle<'a>
     where
         Self: 'a;
 
     #[inline]
-    fn edge_weights(&self) -> Result<Self::EdgeWeights<'_>> {
+    fn edge_weights(&self) -> Result<Self::WeightHandle<'_>> {
         (**self).edge_weights()
     }
 }
@@ -332,12 +368,12 @@ impl<G: ?Sized> Clone for UnitWeights<'_, G> {
 
 impl<G: ?Sized> Copy for UnitWeights<'_, G> {}
 
-impl<'a, G: OutNeighbors + ?Sized> WeightedOutNeighbors for UnitWeights<'a, G> {
-    type WeightedOutNeighbors =
-        std::iter::Map<G::OutNeighbors<'a>, fn(VertexId) -> (VertexId, Weight)>;
+impl<'a, G: OutNeighbors + ?Sized> WeightedNeighbors for UnitWeights<'a, G> {
+    type WeightedIter =
+        std::iter::Map<G::OutIter<'a>, fn(VertexId) -> (VertexId, Weight)>;
 
     #[inline]
-    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors {
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedIter {
         self.0.out_neighbors(v).map(|d| (d, 1.0))
     }
 }

@@ -33,18 +33,18 @@ impl Graph for CowModel {
 }
 
 impl OutNeighbors for CowModel {
-    type OutNeighbors<'a> = <ReferenceGraph as OutNeighbors>::OutNeighbors<'a>;
+    type OutIter<'a> = <ReferenceGraph as OutNeighbors>::OutIter<'a>;
     fn out_degree(&self, v: VertexId) -> u64 {
         self.lists.out_degree(v)
     }
-    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+    fn out_neighbors(&self, v: VertexId) -> Self::OutIter<'_> {
         self.lists.out_neighbors(v)
     }
 }
 
 impl InEdges for CowModel {
-    type InEdges<'a> = <ReferenceGraph as InEdges>::InEdges<'a>;
-    fn in_edges(&self) -> Result<Self::InEdges<'_>> {
+    type InHandle<'a> = <ReferenceGraph as InEdges>::InHandle<'a>;
+    fn in_edges(&self) -> Result<Self::InHandle<'_>> {
         if !self.options.in_edges {
             return Err(Error::missing("CowModel", Capability::InEdges));
         }
@@ -53,8 +53,8 @@ impl InEdges for CowModel {
 }
 
 impl EdgeWeights for CowModel {
-    type EdgeWeights<'a> = <ReferenceGraph as EdgeWeights>::EdgeWeights<'a>;
-    fn edge_weights(&self) -> Result<Self::EdgeWeights<'_>> {
+    type WeightHandle<'a> = <ReferenceGraph as EdgeWeights>::WeightHandle<'a>;
+    fn edge_weights(&self) -> Result<Self::WeightHandle<'_>> {
         if !self.options.weighted {
             return Err(Error::missing("CowModel", Capability::Weights));
         }
@@ -63,10 +63,6 @@ impl EdgeWeights for CowModel {
 }
 
 impl GraphUpdate for CowModel {
-    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
-        self.insert_weighted_edge(src, dst, 1.0)
-    }
-
     fn insert_weighted_edge(&mut self, src: VertexId, dst: VertexId, w: Weight) -> Result<bool> {
         let w = if self.options.weighted { w } else { 1.0 };
         if self.options.semantics == Semantics::Simple && self.lists.has_edge(src, dst) {
@@ -123,6 +119,7 @@ impl Snapshots for CowModel {
 
 impl GraphStore for CowModel {
     const NAME: &'static str = "CowModel";
+    const CAPABILITIES: dyngraph_core::Capabilities = dyngraph_core::Capabilities::IN_MEMORY;
     fn memory_bytes(&self) -> usize {
         0
     }

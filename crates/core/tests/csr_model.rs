@@ -1,10 +1,11 @@
 //! `Csr` construction against the reference model, for random edge lists,
 //! with and without sort, dedupe and transpose, on 1 and 2 threads.
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
 use dyngraph_core::{
     Csr, CsrOptions, Edge, EdgeChunk, EdgeChunks, EdgeColumns, EdgeWeights, Error, Graph,
-    GraphUpdate, InEdges, OutNeighbors, Semantics, WeightedEdge, WeightedOutNeighbors,
+    GraphUpdate, InEdges, OutNeighbors, Semantics, WeightedEdge, WeightedNeighbors,
 };
 use proptest::prelude::*;
 
@@ -41,7 +42,7 @@ proptest! {
         transpose in any::<bool>(),
         threads in 1usize..=2,
     ) {
-        let options = CsrOptions::default().dedupe(dedupe).sort(sort).in_edges(transpose);
+        let options = CsrOptions::default().semantics(if dedupe { Semantics::Simple } else { Semantics::Multigraph }).sort(sort).in_edges(transpose);
         let csr = in_pool(threads, || Csr::from_edges(&edges, options)).unwrap();
         let semantics = if dedupe { Semantics::Simple } else { Semantics::Multigraph };
         prop_assert_eq!(csr.semantics(), semantics);
@@ -128,7 +129,7 @@ proptest! {
                 weights: weighted.then(|| &weights[r.clone()]),
             })
             .collect();
-        let options = CsrOptions::default().dedupe(dedupe).sort(sort).in_edges(transpose);
+        let options = CsrOptions::default().semantics(if dedupe { Semantics::Simple } else { Semantics::Multigraph }).sort(sort).in_edges(transpose);
         let borrowed = in_pool(threads, || Csr::from_edges(&EdgeChunks::new(&chunks).unwrap(), options.clone())).unwrap();
         let columns = EdgeColumns {
             src: src.clone(),
@@ -164,10 +165,7 @@ fn owned_columns_out_of_shape_are_errors() {
     };
     let error = Csr::from_columns(weights, &[0..1], options.clone()).unwrap_err();
     assert!(matches!(error, Error::InvalidStructure(_)), "{error}");
-    let limited = CsrOptions {
-        vertex_limit: 1,
-        ..options
-    };
+    let limited = options.clone().vertex_limit(1);
     let error = Csr::from_columns(columns(), &[0..2], limited).unwrap_err();
     assert!(matches!(error, Error::VertexLimit { .. }), "{error}");
 }
@@ -179,7 +177,7 @@ fn dedupe_keeps_the_first_weight() {
         WeightedEdge::new(0, 1, 1.0),
         WeightedEdge::new(0, 2, 9.0),
     ];
-    let csr = Csr::from_edges(&edges, CsrOptions::default().dedupe(true)).unwrap();
+    let csr = Csr::from_edges(&edges, CsrOptions::default().semantics(Semantics::Simple)).unwrap();
     assert_eq!(
         csr.edge_weights()
             .unwrap()
@@ -212,10 +210,7 @@ fn declared_vertex_count_keeps_isolated_vertices_and_rejects_ids_beyond_it() {
 
 #[test]
 fn vertex_limit_refuses_absurd_ids_instead_of_allocating() {
-    let options = CsrOptions {
-        vertex_limit: 1000,
-        ..CsrOptions::default()
-    };
+    let options = CsrOptions::default().vertex_limit(1000);
     let error = Csr::from_edges(&[Edge::new(0, u32::MAX - 1)], options).unwrap_err();
     assert!(
         matches!(error, Error::VertexLimit { limit: 1000, .. }),

@@ -11,12 +11,12 @@ use dyngraph_core::{VertexId, Weight};
 /// [`crate::DeleteMode::Physical`]) this is a plain slice walk; otherwise
 /// each slot's tombstone bit is tested.
 #[derive(Clone, Debug)]
-pub struct Neighbors<'a> {
+pub struct NeighborIter<'a> {
     ids: std::slice::Iter<'a, u32>,
     skip_tombstones: bool,
 }
 
-impl<'a> Neighbors<'a> {
+impl<'a> NeighborIter<'a> {
     pub(crate) fn new(ids: &'a [u32], skip_tombstones: bool) -> Self {
         Self {
             ids: ids.iter(),
@@ -25,7 +25,7 @@ impl<'a> Neighbors<'a> {
     }
 }
 
-impl Iterator for Neighbors<'_> {
+impl Iterator for NeighborIter<'_> {
     type Item = VertexId;
 
     #[inline]
@@ -58,15 +58,15 @@ impl Iterator for Neighbors<'_> {
 }
 
 /// The out-edges of one vertex with their weights, in the order of
-/// [`Neighbors`]: what [`crate::CsrPPWeights`] reads.
+/// [`NeighborIter`]: what [`crate::CsrPPWeights`] reads.
 #[derive(Clone, Debug)]
-pub struct WeightedNeighbors<'a> {
+pub struct WeightedNeighborIter<'a> {
     ids: &'a [u32],
     weights: &'a [Weight],
     position: usize,
 }
 
-impl<'a> WeightedNeighbors<'a> {
+impl<'a> WeightedNeighborIter<'a> {
     pub(crate) fn new(ids: &'a [u32], weights: &'a [Weight]) -> Self {
         Self {
             ids,
@@ -76,7 +76,7 @@ impl<'a> WeightedNeighbors<'a> {
     }
 }
 
-impl Iterator for WeightedNeighbors<'_> {
+impl Iterator for WeightedNeighborIter<'_> {
     type Item = (VertexId, Weight);
 
     #[inline]

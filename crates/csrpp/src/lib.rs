@@ -114,7 +114,7 @@ pub use alloc::AllocatorKind;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeExample;
-pub use iter::{Neighbors, WeightedNeighbors};
+pub use iter::{NeighborIter, WeightedNeighborIter};
 pub use options::{CsrPPOptions, DEFAULT_SEGMENT_SIZE, DeleteMode, MAX_VERTEX_LIMIT};
 pub use snapshot::{CsrPPSnapshot, CsrPPView, CsrPPViewInEdges, CsrPPViewWeights};
 pub use store::{CsrPP, CsrPPInEdges, CsrPPWeights, VertexPropertyId};

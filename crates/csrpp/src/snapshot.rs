@@ -35,13 +35,13 @@
 //! it for its whole life), so nothing changes while a view reads.
 
 use crate::adjacency::AdjList;
-use crate::iter::{Neighbors, WeightedNeighbors};
+use crate::iter::{NeighborIter, WeightedNeighborIter};
 use crate::segment::{FrozenSegment, SegmentData};
 use crate::store::{CsrPP, CsrPPInEdges, IN_ENTRY_LOOKAHEAD};
 use dyngraph_core::hint::prefetch_address;
 use dyngraph_core::{
     Capability, EdgeWeights, Error, Graph, GraphStore, InEdges, InNeighbors, OutNeighbors, Result,
-    Semantics, VertexId, WeightedOutNeighbors,
+    Semantics, VertexId, WeightedNeighbors,
 };
 use parking_lot::RwLock;
 use std::fmt;
@@ -290,8 +290,8 @@ impl Graph for CsrPPView<'_> {
 }
 
 impl OutNeighbors for CsrPPView<'_> {
-    type OutNeighbors<'b>
-        = Neighbors<'b>
+    type OutIter<'b>
+        = NeighborIter<'b>
     where
         Self: 'b;
 
@@ -301,9 +301,9 @@ impl OutNeighbors for CsrPPView<'_> {
     }
 
     #[inline]
-    fn out_neighbors(&self, v: VertexId) -> Neighbors<'_> {
+    fn out_neighbors(&self, v: VertexId) -> NeighborIter<'_> {
         let list = self.out_list(v);
-        Neighbors::new(list.ids(), list.tombstones() > 0)
+        NeighborIter::new(list.ids(), list.tombstones() > 0)
     }
 }
 
@@ -326,7 +326,7 @@ impl<'a> CsrPPViewInEdges<'a> {
 }
 
 impl<'a> InNeighbors for CsrPPViewInEdges<'a> {
-    type InNeighbors = Neighbors<'a>;
+    type InIter = NeighborIter<'a>;
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
@@ -336,17 +336,17 @@ impl<'a> InNeighbors for CsrPPViewInEdges<'a> {
     /// As [`crate::CsrPPInEdges`], with the same hint of the in-entry 16
     /// places on (in the copy or the store, whichever holds this one).
     #[inline]
-    fn in_neighbors(self, v: VertexId) -> Neighbors<'a> {
+    fn in_neighbors(self, v: VertexId) -> NeighborIter<'a> {
         let list = self.list(v);
         // Past the end of the entries this names unrelated memory; a
         // prefetch of any address is harmless.
         prefetch_address(std::ptr::from_ref(list).wrapping_add(IN_ENTRY_LOOKAHEAD));
-        Neighbors::new(list.ids(), list.tombstones() > 0)
+        NeighborIter::new(list.ids(), list.tombstones() > 0)
     }
 }
 
 impl InEdges for CsrPPView<'_> {
-    type InEdges<'b>
+    type InHandle<'b>
         = CsrPPViewInEdges<'b>
     where
         Self: 'b;
@@ -371,18 +371,18 @@ pub struct CsrPPViewWeights<'a> {
     view: CsrPPView<'a>,
 }
 
-impl<'a> WeightedOutNeighbors for CsrPPViewWeights<'a> {
-    type WeightedOutNeighbors = WeightedNeighbors<'a>;
+impl<'a> WeightedNeighbors for CsrPPViewWeights<'a> {
+    type WeightedIter = WeightedNeighborIter<'a>;
 
     #[inline]
-    fn out_neighbors_weighted(self, v: VertexId) -> WeightedNeighbors<'a> {
+    fn out_neighbors_weighted(self, v: VertexId) -> WeightedNeighborIter<'a> {
         let list = self.view.out_list(v);
-        WeightedNeighbors::new(list.ids(), list.weights())
+        WeightedNeighborIter::new(list.ids(), list.weights())
     }
 }
 
 impl EdgeWeights for CsrPPView<'_> {
-    type EdgeWeights<'b>
+    type WeightHandle<'b>
         = CsrPPViewWeights<'b>
     where
         Self: 'b;

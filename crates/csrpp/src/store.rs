@@ -3,7 +3,7 @@
 use crate::adjacency::AdjList;
 use crate::alloc::{AllocatorKind, EdgeAllocator};
 use crate::batch::SourceEntries;
-use crate::iter::{Neighbors, WeightedNeighbors};
+use crate::iter::{NeighborIter, WeightedNeighborIter};
 use crate::keys::KeyMap;
 use crate::options::CsrPPOptions;
 use crate::segment::{Editor, EntryArrays, Segment, SegmentData};
@@ -12,7 +12,7 @@ use dyngraph_core::hint::prefetch_address;
 use dyngraph_core::{
     Capability, Edge, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate,
     InEdges, InNeighbors, OutNeighbors, Result, Semantics, Snapshots, UpdateReport, VertexId,
-    Weight, WeightedOutNeighbors, check_limit,
+    Weight, WeightedNeighbors, check_limit,
 };
 use rayon::prelude::*;
 use std::ops::Range;
@@ -570,9 +570,9 @@ impl CsrPP {
     /// none: what graph algebra takes from its other operand (which may be
     /// weighted or not). Not a read path for users: those go through
     /// [`EdgeWeights::edge_weights`], which refuses an unweighted store.
-    pub(crate) fn weighted_or_unit(&self, v: VertexId) -> WeightedNeighbors<'_> {
+    pub(crate) fn weighted_or_unit(&self, v: VertexId) -> WeightedNeighborIter<'_> {
         let list = self.out_list(v);
-        WeightedNeighbors::new(list.ids(), list.weights())
+        WeightedNeighborIter::new(list.ids(), list.weights())
     }
 }
 
@@ -678,7 +678,7 @@ impl Graph for CsrPP {
 }
 
 impl OutNeighbors for CsrPP {
-    type OutNeighbors<'a> = Neighbors<'a>;
+    type OutIter<'a> = NeighborIter<'a>;
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
@@ -686,9 +686,9 @@ impl OutNeighbors for CsrPP {
     }
 
     #[inline]
-    fn out_neighbors(&self, v: VertexId) -> Neighbors<'_> {
+    fn out_neighbors(&self, v: VertexId) -> NeighborIter<'_> {
         let list = self.out_list(v);
-        Neighbors::new(list.ids(), list.tombstones() > 0)
+        NeighborIter::new(list.ids(), list.tombstones() > 0)
     }
 }
 
@@ -732,7 +732,7 @@ impl<'a> CsrPPInEdges<'a> {
 }
 
 impl<'a> InNeighbors for CsrPPInEdges<'a> {
-    type InNeighbors = Neighbors<'a>;
+    type InIter = NeighborIter<'a>;
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
@@ -743,18 +743,18 @@ impl<'a> InNeighbors for CsrPPInEdges<'a> {
     /// in-entry `IN_ENTRY_LOOKAHEAD` places on, which a scan over
     /// consecutive vertices reads next (see there).
     #[inline]
-    fn in_neighbors(self, v: VertexId) -> Neighbors<'a> {
+    fn in_neighbors(self, v: VertexId) -> NeighborIter<'a> {
         let list = self.list(v);
         // Past the segment's end this names the next segment's entries
         // (allocated back to back) or unrelated memory; a prefetch of any
         // address is harmless.
         prefetch_address(std::ptr::from_ref(list).wrapping_add(IN_ENTRY_LOOKAHEAD));
-        Neighbors::new(list.ids(), list.tombstones() > 0)
+        NeighborIter::new(list.ids(), list.tombstones() > 0)
     }
 }
 
 impl InEdges for CsrPP {
-    type InEdges<'a> = CsrPPInEdges<'a>;
+    type InHandle<'a> = CsrPPInEdges<'a>;
 
     /// # Errors
     /// [`Error::MissingCapability`] when the store was built without
@@ -779,18 +779,18 @@ pub struct CsrPPWeights<'a> {
     graph: &'a CsrPP,
 }
 
-impl<'a> WeightedOutNeighbors for CsrPPWeights<'a> {
-    type WeightedOutNeighbors = WeightedNeighbors<'a>;
+impl<'a> WeightedNeighbors for CsrPPWeights<'a> {
+    type WeightedIter = WeightedNeighborIter<'a>;
 
     #[inline]
-    fn out_neighbors_weighted(self, v: VertexId) -> WeightedNeighbors<'a> {
+    fn out_neighbors_weighted(self, v: VertexId) -> WeightedNeighborIter<'a> {
         let list = self.graph.out_list(v);
-        WeightedNeighbors::new(list.ids(), list.weights())
+        WeightedNeighborIter::new(list.ids(), list.weights())
     }
 }
 
 impl EdgeWeights for CsrPP {
-    type EdgeWeights<'a> = CsrPPWeights<'a>;
+    type WeightHandle<'a> = CsrPPWeights<'a>;
 
     /// # Errors
     /// [`Error::MissingCapability`] when the store was built without

@@ -12,7 +12,7 @@ use dyngraph_core::testing::{Op, check_contract, ops, weighted_edges};
 use dyngraph_core::{
     Capability, Csr, CsrOptions, EdgeChunk, EdgeSource, EdgeWeights, Error, FromEdges, Graph,
     GraphStore, GraphUpdate, InEdges, OutNeighbors, Result, Semantics, Snapshots, StoreOptions,
-    UpdateReport, VertexId, Weight, WeightedEdge, WeightedOutNeighbors,
+    UpdateReport, VertexId, Weight, WeightedEdge, WeightedNeighbors,
 };
 use dyngraph_csrpp::{CsrPP, CsrPPOptions, CsrPPSnapshot, CsrPPView};
 use proptest::prelude::*;
@@ -69,25 +69,25 @@ impl<const SEGMENT: usize> Graph for Segmented<SEGMENT> {
 }
 
 impl<const SEGMENT: usize> OutNeighbors for Segmented<SEGMENT> {
-    type OutNeighbors<'a> = <CsrPP as OutNeighbors>::OutNeighbors<'a>;
+    type OutIter<'a> = <CsrPP as OutNeighbors>::OutIter<'a>;
     fn out_degree(&self, v: VertexId) -> u64 {
         self.0.out_degree(v)
     }
-    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+    fn out_neighbors(&self, v: VertexId) -> Self::OutIter<'_> {
         self.0.out_neighbors(v)
     }
 }
 
 impl<const SEGMENT: usize> InEdges for Segmented<SEGMENT> {
-    type InEdges<'a> = <CsrPP as InEdges>::InEdges<'a>;
-    fn in_edges(&self) -> Result<Self::InEdges<'_>> {
+    type InHandle<'a> = <CsrPP as InEdges>::InHandle<'a>;
+    fn in_edges(&self) -> Result<Self::InHandle<'_>> {
         self.0.in_edges()
     }
 }
 
 impl<const SEGMENT: usize> EdgeWeights for Segmented<SEGMENT> {
-    type EdgeWeights<'a> = <CsrPP as EdgeWeights>::EdgeWeights<'a>;
-    fn edge_weights(&self) -> Result<Self::EdgeWeights<'_>> {
+    type WeightHandle<'a> = <CsrPP as EdgeWeights>::WeightHandle<'a>;
+    fn edge_weights(&self) -> Result<Self::WeightHandle<'_>> {
         self.0.edge_weights()
     }
 }

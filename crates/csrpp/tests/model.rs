@@ -10,7 +10,7 @@ use common::{all_options, check_invariants, weighted_or_unit};
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
 use dyngraph_core::{
     Edge, EdgeWeights, Error, FromEdges, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors,
-    Semantics, Snapshots, VertexId, WeightedEdge, WeightedOutNeighbors,
+    Semantics, Snapshots, VertexId, WeightedEdge, WeightedNeighbors,
 };
 use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPOptions, CsrPPSnapshot, DeleteMode};
 use proptest::prelude::*;

@@ -7,7 +7,7 @@ use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
     Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
     MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, UpdateReport, VertexId, Weight,
-    WeightedOutNeighbors, check_limit,
+    WeightedNeighbors, check_limit,
 };
 use std::ops::Range;
 
@@ -114,11 +114,11 @@ impl Iterator for DurableWeightedNeighbors<'_> {
 #[derive(Clone, Copy, Debug)]
 pub struct DurableWeights<'a>(&'a DurableVcsr);
 
-impl<'a> WeightedOutNeighbors for DurableWeights<'a> {
-    type WeightedOutNeighbors = DurableWeightedNeighbors<'a>;
+impl<'a> WeightedNeighbors for DurableWeights<'a> {
+    type WeightedIter = DurableWeightedNeighbors<'a>;
 
     #[inline]
-    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedOutNeighbors {
+    fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedIter {
         DurableWeightedNeighbors(DurableNeighbors::new(self.0, v))
     }
 }
@@ -129,13 +129,13 @@ impl<'a> WeightedOutNeighbors for DurableWeights<'a> {
 pub struct NoInEdges;
 
 impl dyngraph_core::InNeighbors for NoInEdges {
-    type InNeighbors = std::iter::Empty<VertexId>;
+    type InIter = std::iter::Empty<VertexId>;
 
     fn in_degree(self, _: VertexId) -> u64 {
         unreachable!("DurableVcsr never hands out in-edges")
     }
 
-    fn in_neighbors(self, _: VertexId) -> Self::InNeighbors {
+    fn in_neighbors(self, _: VertexId) -> Self::InIter {
         unreachable!("DurableVcsr never hands out in-edges")
     }
 }
@@ -155,7 +155,7 @@ impl Graph for DurableVcsr {
 }
 
 impl OutNeighbors for DurableVcsr {
-    type OutNeighbors<'a> = DurableNeighbors<'a>;
+    type OutIter<'a> = DurableNeighbors<'a>;
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
@@ -169,7 +169,7 @@ impl OutNeighbors for DurableVcsr {
 }
 
 impl InEdges for DurableVcsr {
-    type InEdges<'a> = NoInEdges;
+    type InHandle<'a> = NoInEdges;
 
     /// Always [`Error::MissingCapability`]: the store keeps out-edges only
     /// (pull kernels push on it instead, and say so).
@@ -182,7 +182,7 @@ impl InEdges for DurableVcsr {
 }
 
 impl EdgeWeights for DurableVcsr {
-    type EdgeWeights<'a> = DurableWeights<'a>;
+    type WeightHandle<'a> = DurableWeights<'a>;
 
     fn edge_weights(&self) -> Result<DurableWeights<'_>> {
         if self.stride == 2 {
@@ -197,10 +197,6 @@ impl EdgeWeights for DurableVcsr {
 }
 
 impl GraphUpdate for DurableVcsr {
-    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
-        self.insert_weighted_edge(src, dst, 1.0)
-    }
-
     fn insert_weighted_edge(
         &mut self,
         src: VertexId,

@@ -23,7 +23,7 @@
 //! `DYNGRAPH_CRASH_KILLS=1000 cargo test --release -p dyngraph-durable --test crash -- --ignored --nocapture`.
 
 use dyngraph_core::{
-    EdgeWeights, Graph, GraphUpdate, Semantics, StoreOptions, WeightedEdge, WeightedOutNeighbors,
+    EdgeWeights, Graph, GraphUpdate, Semantics, StoreOptions, WeightedEdge, WeightedNeighbors,
 };
 use dyngraph_durable::{DurableOptions, DurableVcsr, SyncPolicy};
 use rand::{Rng, SeedableRng};

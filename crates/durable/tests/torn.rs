@@ -211,7 +211,7 @@ fn an_armed_undo_record_is_restored_and_the_rebalance_redone() {
     store.sync().unwrap();
     let want: Vec<Vec<(u32, u32)>> = (0..store.vertex_count() as u32)
         .map(|v| {
-            use dyngraph_core::{EdgeWeights, WeightedOutNeighbors};
+            use dyngraph_core::{EdgeWeights, WeightedNeighbors};
             let h = store.edge_weights().unwrap();
             h.out_neighbors_weighted(v)
                 .map(|(d, w)| (d, w.to_bits()))
@@ -255,7 +255,7 @@ fn an_armed_undo_record_is_restored_and_the_rebalance_redone() {
     assert_eq!(report.undo_restored, [(0, hi, 0, 1)], "{report}");
     assert!(report.rebalance_redone, "{report}");
     store.validate().unwrap();
-    use dyngraph_core::{EdgeWeights, WeightedOutNeighbors};
+    use dyngraph_core::{EdgeWeights, WeightedNeighbors};
     let h = store.edge_weights().unwrap();
     for (v, list) in want.iter().enumerate() {
         let got: Vec<(u32, u32)> = h

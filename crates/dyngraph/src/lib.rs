@@ -99,7 +99,7 @@ pub use dyngraph_core::{
     Capability, Csr, CsrOptions, DynamicStore, Edge, EdgeChunk, EdgeSource, EdgeWeights, Error,
     FromEdges, Graph, GraphStore, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph,
     Result, Semantics, Snapshots, StoreOptions, VertexId, Weight, WeightedEdge,
-    WeightedOutNeighbors,
+    WeightedNeighbors,
 };
 
 #[cfg(feature = "csrpp")]
@@ -125,7 +125,7 @@ pub mod prelude {
     pub use dyngraph_core::{
         Csr, CsrOptions, DynamicStore, Edge, EdgeChunk, EdgeSource, EdgeWeights, Error, FromEdges,
         Graph, GraphStore, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph, Semantics,
-        Snapshots, StoreOptions, VertexId, Weight, WeightedEdge, WeightedOutNeighbors,
+        Snapshots, StoreOptions, VertexId, Weight, WeightedEdge, WeightedNeighbors,
     };
 
     #[cfg(feature = "csrpp")]

@@ -46,7 +46,7 @@ use ::petgraph::visit::{
 };
 use dyngraph_core::{
     EdgeSource, EdgeWeights, InEdges, InNeighbors, OutNeighbors, Result, VertexId, Weight,
-    WeightedEdge, WeightedOutNeighbors,
+    WeightedEdge, WeightedNeighbors,
 };
 use fixedbitset::FixedBitSet;
 use std::fmt;
@@ -101,7 +101,7 @@ impl<'a, G: OutNeighbors + ?Sized> PetgraphView<'a, G> {
 impl<'a, G: OutNeighbors + ?Sized, I: Copy, W: Copy> PetgraphView<'a, G, I, W> {
     /// The same view with the graph's in-edges (`IntoNeighborsDirected`),
     /// or `Error::MissingCapability`.
-    pub fn with_in_edges(self) -> Result<PetgraphView<'a, G, G::InEdges<'a>, W>>
+    pub fn with_in_edges(self) -> Result<PetgraphView<'a, G, G::InHandle<'a>, W>>
     where
         G: InEdges,
     {
@@ -114,7 +114,7 @@ impl<'a, G: OutNeighbors + ?Sized, I: Copy, W: Copy> PetgraphView<'a, G, I, W> {
 
     /// The same view with the graph's edge weights (`EdgeWeight = f32`),
     /// or `Error::MissingCapability`.
-    pub fn with_weights(self) -> Result<PetgraphView<'a, G, I, Weights<G::EdgeWeights<'a>>>>
+    pub fn with_weights(self) -> Result<PetgraphView<'a, G, I, Weights<G::WeightHandle<'a>>>>
     where
         G: EdgeWeights,
     {
@@ -143,16 +143,16 @@ pub trait WeightMode<'a, G: OutNeighbors + ?Sized + 'a>: Copy {
 
 impl<'a, G: OutNeighbors + ?Sized + 'a> WeightMode<'a, G> for NoWeights {
     type Weight = ();
-    type Edges = std::iter::Map<G::OutNeighbors<'a>, fn(VertexId) -> (VertexId, ())>;
+    type Edges = std::iter::Map<G::OutIter<'a>, fn(VertexId) -> (VertexId, ())>;
 
     fn out_edges(self, graph: &'a G, v: VertexId) -> Self::Edges {
         graph.out_neighbors(v).map(|d| (d, ()))
     }
 }
 
-impl<'a, G: OutNeighbors + ?Sized + 'a, H: WeightedOutNeighbors> WeightMode<'a, G> for Weights<H> {
+impl<'a, G: OutNeighbors + ?Sized + 'a, H: WeightedNeighbors> WeightMode<'a, G> for Weights<H> {
     type Weight = Weight;
-    type Edges = H::WeightedOutNeighbors;
+    type Edges = H::WeightedIter;
 
     fn out_edges(self, _: &'a G, v: VertexId) -> Self::Edges {
         self.0.out_neighbors_weighted(v)
@@ -317,9 +317,9 @@ impl<'a, G: OutNeighbors + ?Sized, I: Copy, W: Copy> IntoNodeIdentifiers
 }
 
 impl<'a, G: OutNeighbors + ?Sized, I: Copy, W: Copy> IntoNeighbors for PetgraphView<'a, G, I, W> {
-    type Neighbors = G::OutNeighbors<'a>;
+    type Neighbors = G::OutIter<'a>;
 
-    fn neighbors(self, a: VertexId) -> G::OutNeighbors<'a> {
+    fn neighbors(self, a: VertexId) -> G::OutIter<'a> {
         self.graph.out_neighbors(a)
     }
 }
@@ -349,7 +349,7 @@ impl<O: Iterator<Item = VertexId>, I: Iterator<Item = VertexId>> Iterator
 impl<'a, G: OutNeighbors + ?Sized, H: InNeighbors, W: Copy> IntoNeighborsDirected
     for PetgraphView<'a, G, H, W>
 {
-    type NeighborsDirected = DirectedNeighbors<G::OutNeighbors<'a>, H::InNeighbors>;
+    type NeighborsDirected = DirectedNeighbors<G::OutIter<'a>, H::InIter>;
 
     fn neighbors_directed(self, n: VertexId, d: Direction) -> Self::NeighborsDirected {
         match d {

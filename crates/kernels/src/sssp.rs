@@ -32,7 +32,7 @@
 use crate::VerifyError;
 use crate::util::check_vertex;
 use dyngraph_core::{
-    EdgeWeights, Error, Result, UnitWeights, VertexId, Weight, WeightedOutNeighbors,
+    EdgeWeights, Error, Result, UnitWeights, VertexId, Weight, WeightedNeighbors,
 };
 use rayon::prelude::*;
 use std::cmp::Reverse;
@@ -139,7 +139,7 @@ where
     })
 }
 
-fn delta_stepping<W: WeightedOutNeighbors + Sync>(
+fn delta_stepping<W: WeightedNeighbors + Sync>(
     n: usize,
     graph: W,
     options: &SsspOptions,
@@ -331,7 +331,7 @@ struct DeltaStepping<'a, G> {
     bad_weight: AtomicBool,
 }
 
-impl<G: WeightedOutNeighbors + Sync> DeltaStepping<'_, G> {
+impl<G: WeightedNeighbors + Sync> DeltaStepping<'_, G> {
     #[inline]
     fn distance(&self, v: VertexId) -> Weight {
         Weight::from_bits(self.distances[v as usize].load(Relaxed))
@@ -399,7 +399,7 @@ pub fn serial_dijkstra<G: EdgeWeights + Sync>(graph: &G, source: VertexId) -> Ve
     }
 }
 
-fn dijkstra<W: WeightedOutNeighbors>(n: usize, graph: W, source: VertexId) -> Vec<Weight> {
+fn dijkstra<W: WeightedNeighbors>(n: usize, graph: W, source: VertexId) -> Vec<Weight> {
     let mut distances = vec![Weight::INFINITY; n];
     if source as usize >= n {
         return distances;

@@ -134,7 +134,7 @@ fn pagerank_against_petgraph() {
     let csr = Csr::from_edges(
         &symmetric,
         CsrOptions::default()
-            .dedupe(true)
+            .semantics(Semantics::Simple)
             .in_edges(true)
             .vertex_count(n as usize),
     )

@@ -689,7 +689,7 @@ mod tests {
             WeightedEdge::new(2, 0, -3.0),
             WeightedEdge::new(3, 3, 7.0),
         ];
-        Csr::from_edges(&edges, CsrOptions::default().in_edges(true).dedupe(true)).unwrap()
+        Csr::from_edges(&edges, CsrOptions::default().in_edges(true).semantics(Semantics::Simple)).unwrap()
     }
 
     #[test]

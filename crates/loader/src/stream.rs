@@ -305,7 +305,7 @@ impl EdgeStream {
     }
 
     /// The endpoints with weights in order (weight 1 when the stream has no
-    /// weights, as [`dyngraph_core::WeightedOutNeighbors`] does).
+    /// weights, as [`dyngraph_core::WeightedNeighbors`] does).
     pub fn weighted_edges(&self) -> impl ExactSizeIterator<Item = WeightedEdge> + '_ {
         let weights = self.weights();
         (0..self.len()).map(move |i| {

@@ -319,7 +319,7 @@ proptest! {
         let options = LoadOptions::default().format(Format::EdgeList).dedupe(dedupe).block_size(block_size).threads(2);
         let csr = parse_csr(text.as_bytes(), &options).unwrap();
         let list: Vec<Edge> = edges.iter().map(|&(s, d)| Edge::new(s, d)).collect();
-        let expected = Csr::from_edges(&list, CsrOptions::default().dedupe(dedupe)).unwrap();
+        let expected = Csr::from_edges(&list, CsrOptions::default().semantics(if dedupe { Semantics::Simple } else { Semantics::Multigraph })).unwrap();
         prop_assert_eq!(&csr, &expected);
         let path = temp_path(&format!("prop-{}.csr", block_size));
         write_csr_file(&path, &csr).unwrap();

@@ -10,7 +10,7 @@ use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
     Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
     InNeighbors, OutNeighbors, Result, Semantics, Snapshots, StoreOptions, UpdateReport, VertexId,
-    Weight, WeightedOutNeighbors, check_limit,
+    Weight, WeightedNeighbors, check_limit,
 };
 use std::ops::Range;
 
@@ -318,7 +318,7 @@ impl ExactSizeIterator for BalWeightedNeighbors<'_> {}
 pub struct BalInEdges<'a>(&'a BlockChains);
 
 impl<'a> InNeighbors for BalInEdges<'a> {
-    type InNeighbors = BalNeighbors<'a>;
+    type InIter = BalNeighbors<'a>;
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
@@ -339,8 +339,8 @@ pub struct BalWeights<'a> {
     weights: &'a [Weight],
 }
 
-impl<'a> WeightedOutNeighbors for BalWeights<'a> {
-    type WeightedOutNeighbors = BalWeightedNeighbors<'a>;
+impl<'a> WeightedNeighbors for BalWeights<'a> {
+    type WeightedIter = BalWeightedNeighbors<'a>;
 
     #[inline]
     fn out_neighbors_weighted(self, v: VertexId) -> BalWeightedNeighbors<'a> {
@@ -498,7 +498,7 @@ impl Graph for Bal {
 }
 
 impl OutNeighbors for Bal {
-    type OutNeighbors<'a> = BalNeighbors<'a>;
+    type OutIter<'a> = BalNeighbors<'a>;
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
@@ -512,7 +512,7 @@ impl OutNeighbors for Bal {
 }
 
 impl InEdges for Bal {
-    type InEdges<'a> = BalInEdges<'a>;
+    type InHandle<'a> = BalInEdges<'a>;
 
     #[inline]
     fn in_edges(&self) -> Result<BalInEdges<'_>> {
@@ -524,7 +524,7 @@ impl InEdges for Bal {
 }
 
 impl EdgeWeights for Bal {
-    type EdgeWeights<'a> = BalWeights<'a>;
+    type WeightHandle<'a> = BalWeights<'a>;
 
     #[inline]
     fn edge_weights(&self) -> Result<BalWeights<'_>> {
@@ -539,10 +539,6 @@ impl EdgeWeights for Bal {
 }
 
 impl GraphUpdate for Bal {
-    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
-        self.insert_weighted_edge(src, dst, 1.0)
-    }
-
     fn insert_weighted_edge(
         &mut self,
         src: VertexId,

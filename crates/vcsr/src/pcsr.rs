@@ -6,7 +6,7 @@ use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
     Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
     InNeighbors, MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, StoreOptions,
-    UpdateReport, VertexId, Weight, WeightedOutNeighbors, check_limit,
+    UpdateReport, VertexId, Weight, WeightedNeighbors, check_limit,
 };
 use dyngraph_pma::{PackedSet, PmaStats};
 use std::ops::Range;
@@ -463,7 +463,7 @@ impl Iterator for PcsrWeightedNeighbors<'_> {
 pub struct PcsrInEdges<'a>(&'a PackedEdges);
 
 impl<'a> InNeighbors for PcsrInEdges<'a> {
-    type InNeighbors = PcsrNeighbors<'a>;
+    type InIter = PcsrNeighbors<'a>;
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
@@ -481,8 +481,8 @@ impl<'a> InNeighbors for PcsrInEdges<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct PcsrWeights<'a>(&'a PackedEdges);
 
-impl<'a> WeightedOutNeighbors for PcsrWeights<'a> {
-    type WeightedOutNeighbors = PcsrWeightedNeighbors<'a>;
+impl<'a> WeightedNeighbors for PcsrWeights<'a> {
+    type WeightedIter = PcsrWeightedNeighbors<'a>;
 
     #[inline]
     fn out_neighbors_weighted(self, v: VertexId) -> PcsrWeightedNeighbors<'a> {
@@ -507,7 +507,7 @@ impl Graph for Pcsr {
 }
 
 impl OutNeighbors for Pcsr {
-    type OutNeighbors<'a> = PcsrNeighbors<'a>;
+    type OutIter<'a> = PcsrNeighbors<'a>;
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
@@ -521,7 +521,7 @@ impl OutNeighbors for Pcsr {
 }
 
 impl InEdges for Pcsr {
-    type InEdges<'a> = PcsrInEdges<'a>;
+    type InHandle<'a> = PcsrInEdges<'a>;
 
     #[inline]
     fn in_edges(&self) -> Result<PcsrInEdges<'_>> {
@@ -533,7 +533,7 @@ impl InEdges for Pcsr {
 }
 
 impl EdgeWeights for Pcsr {
-    type EdgeWeights<'a> = PcsrWeights<'a>;
+    type WeightHandle<'a> = PcsrWeights<'a>;
 
     #[inline]
     fn edge_weights(&self) -> Result<PcsrWeights<'_>> {
@@ -546,10 +546,6 @@ impl EdgeWeights for Pcsr {
 }
 
 impl GraphUpdate for Pcsr {
-    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
-        self.insert_weighted_edge(src, dst, 1.0)
-    }
-
     fn insert_weighted_edge(
         &mut self,
         src: VertexId,

@@ -53,7 +53,7 @@ use crate::vcsr::{OutRuns, vertex_out_of_range};
 use dyngraph_core::Snapshots;
 use dyngraph_core::{
     Capability, EdgeWeights, Error, Graph, InEdges, InNeighbors, OutNeighbors, Result, Semantics,
-    VertexId, Weight, WeightedOutNeighbors,
+    VertexId, Weight, WeightedNeighbors,
 };
 use dyngraph_pma::{DegreeProportional, GapPolicy, PackedRuns};
 use std::collections::HashMap;
@@ -440,7 +440,7 @@ impl<P> fmt::Debug for VcsrViewInEdges<'_, P> {
 }
 
 impl<'a, P: GapPolicy> InNeighbors for VcsrViewInEdges<'a, P> {
-    type InNeighbors = VcsrViewNeighbors<'a>;
+    type InIter = VcsrViewNeighbors<'a>;
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
@@ -473,8 +473,8 @@ impl<P> fmt::Debug for VcsrViewWeights<'_, P> {
     }
 }
 
-impl<'a, P: GapPolicy> WeightedOutNeighbors for VcsrViewWeights<'a, P> {
-    type WeightedOutNeighbors = VcsrViewWeightedNeighbors<'a>;
+impl<'a, P: GapPolicy> WeightedNeighbors for VcsrViewWeights<'a, P> {
+    type WeightedIter = VcsrViewWeightedNeighbors<'a>;
 
     #[inline]
     fn out_neighbors_weighted(self, v: VertexId) -> VcsrViewWeightedNeighbors<'a> {
@@ -517,7 +517,7 @@ impl<P: GapPolicy + Clone> Graph for VcsrView<'_, P> {
 }
 
 impl<P: GapPolicy + Clone> OutNeighbors for VcsrView<'_, P> {
-    type OutNeighbors<'b>
+    type OutIter<'b>
         = VcsrViewNeighbors<'b>
     where
         Self: 'b;
@@ -537,7 +537,7 @@ impl<P: GapPolicy + Clone> OutNeighbors for VcsrView<'_, P> {
 }
 
 impl<P: GapPolicy + Clone + Sync> InEdges for VcsrView<'_, P> {
-    type InEdges<'b>
+    type InHandle<'b>
         = VcsrViewInEdges<'b, P>
     where
         Self: 'b;
@@ -558,7 +558,7 @@ impl<P: GapPolicy + Clone + Sync> InEdges for VcsrView<'_, P> {
 }
 
 impl<P: GapPolicy + Clone + Sync> EdgeWeights for VcsrView<'_, P> {
-    type EdgeWeights<'b>
+    type WeightHandle<'b>
         = VcsrViewWeights<'b, P>
     where
         Self: 'b;

@@ -7,7 +7,7 @@ use crate::snapshot::{History, VcsrSnapshot, VcsrView};
 use dyngraph_core::{
     Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
     InNeighbors, MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, UpdateReport,
-    VertexId, Weight, WeightedOutNeighbors, check_limit,
+    VertexId, Weight, WeightedNeighbors, check_limit,
 };
 use dyngraph_pma::{DegreeProportional, GapPolicy, PackedRuns, PmaError, PmaStats, Reclaim};
 use std::fmt;
@@ -966,7 +966,7 @@ impl<P> fmt::Debug for VcsrInEdges<'_, P> {
 }
 
 impl<'a, P: GapPolicy> InNeighbors for VcsrInEdges<'a, P> {
-    type InNeighbors = VcsrNeighbors<'a>;
+    type InIter = VcsrNeighbors<'a>;
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
@@ -1014,8 +1014,8 @@ impl<P> fmt::Debug for VcsrWeights<'_, P> {
     }
 }
 
-impl<'a, P: GapPolicy> WeightedOutNeighbors for VcsrWeights<'a, P> {
-    type WeightedOutNeighbors = VcsrWeightedNeighbors<'a>;
+impl<'a, P: GapPolicy> WeightedNeighbors for VcsrWeights<'a, P> {
+    type WeightedIter = VcsrWeightedNeighbors<'a>;
 
     #[inline]
     fn out_neighbors_weighted(self, v: VertexId) -> VcsrWeightedNeighbors<'a> {
@@ -1047,7 +1047,7 @@ impl<P: GapPolicy + Clone> Graph for Vcsr<P> {
 }
 
 impl<P: GapPolicy + Clone> OutNeighbors for Vcsr<P> {
-    type OutNeighbors<'a>
+    type OutIter<'a>
         = VcsrNeighbors<'a>
     where
         Self: 'a;
@@ -1083,7 +1083,7 @@ impl<P: GapPolicy + Clone> OutNeighbors for Vcsr<P> {
 }
 
 impl<P: GapPolicy + Clone + Sync> InEdges for Vcsr<P> {
-    type InEdges<'a>
+    type InHandle<'a>
         = VcsrInEdges<'a, P>
     where
         Self: 'a;
@@ -1104,7 +1104,7 @@ impl<P: GapPolicy + Clone + Sync> InEdges for Vcsr<P> {
 }
 
 impl<P: GapPolicy + Clone + Sync> EdgeWeights for Vcsr<P> {
-    type EdgeWeights<'a>
+    type WeightHandle<'a>
         = VcsrWeights<'a, P>
     where
         Self: 'a;

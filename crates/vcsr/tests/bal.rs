@@ -19,7 +19,7 @@ store_tests!(Bal, 64);
 
 #[test]
 fn long_chains_shift_across_blocks() {
-    use dyngraph_core::{EdgeWeights, GraphUpdate, OutNeighbors, WeightedOutNeighbors};
+    use dyngraph_core::{EdgeWeights, GraphUpdate, OutNeighbors, WeightedNeighbors};
     let mut bal = Bal::new(StoreOptions::default().weighted(true)).unwrap();
     for i in 0..2000u32 {
         bal.insert_weighted_edge(7, i % 700, i as f32).unwrap();

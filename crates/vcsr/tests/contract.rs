@@ -285,7 +285,7 @@ impl<G: InEdges + EdgeWeights> HasBoth for G {
     }
 
     fn weighted_list(&self, v: VertexId) -> Vec<(VertexId, f32)> {
-        use dyngraph_core::WeightedOutNeighbors;
+        use dyngraph_core::WeightedNeighbors;
         self.edge_weights()
             .unwrap()
             .out_neighbors_weighted(v)

@@ -3,7 +3,7 @@
 
 use dyngraph_core::{
     Capability, Edge, EdgeWeights, Error, Graph, InEdges, InNeighbors, OutNeighbors, Semantics,
-    VertexId, WeightedOutNeighbors,
+    VertexId, WeightedNeighbors,
 };
 use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};
 

@@ -249,7 +249,7 @@ pub fn replay_and_compare<S: Store>(name: &str, edges: &[Edge], semantics: Seman
     store.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
     let csr_options = CsrOptions::default()
         .in_edges(true)
-        .dedupe(semantics == Semantics::Simple);
+        .semantics(semantics);
     let csr = Csr::from_edges(edges, csr_options.clone()).unwrap();
     compare_with_csr(name, &store, &csr, semantics == Semantics::Multigraph);
 

@@ -1,10 +1,10 @@
 //! The static baseline a dynamic store exists to beat: a `Csr` rebuilt from
 //! every edge so far at the end of each batch.
 
-use dyngraph_core::{
-    Capability, Csr, CsrInEdges, CsrOptions, CsrView, CsrWeights, EdgeSource, EdgeWeights, Error,
+use crate::{
+    Capabilities, Capability, Csr, CsrInEdges, CsrOptions, CsrView, CsrWeights, EdgeSource, EdgeWeights, Error,
     FromEdges, Graph, GraphStore, GraphUpdate, InEdges, OutNeighbors, Result, Semantics, Snapshots,
-    StoreOptions, VertexId, Weight, check_limit,
+    StoreConfig, StoreOptions, VertexId, Weight, check_limit,
 };
 use std::collections::{HashSet, VecDeque};
 use std::ops::Range;
@@ -43,13 +43,13 @@ impl CsrRebuild {
         let src = self.src.make_contiguous();
         let dst = self.dst.make_contiguous();
         let weights = self.weights.as_mut().map(|w| &*w.make_contiguous());
-        let chunk = dyngraph_core::EdgeChunk::new(src, dst, weights)?;
-        let options = CsrOptions {
-            vertex_count: Some(self.vertex_count),
-            vertex_limit: self.options.vertex_limit,
-            in_edges: self.options.in_edges,
-            ..CsrOptions::default()
-        };
+        let chunk = crate::EdgeChunk::new(src, dst, weights)?;
+        // The columns already follow the store's semantics (no repeats
+        // under simple ones), so the build keeps every edge in arrival
+        // order instead of deduping.
+        let options = CsrOptions::from(self.options.semantics(Semantics::Multigraph))
+            .weighted(true)
+            .vertex_count(self.vertex_count);
         self.csr = Arc::new(Csr::from_edges(&chunk, options)?);
         self.dirty = false;
         Ok(())
@@ -75,19 +75,19 @@ impl Graph for CsrRebuild {
 }
 
 impl OutNeighbors for CsrRebuild {
-    type OutNeighbors<'a> = <Csr as OutNeighbors>::OutNeighbors<'a>;
+    type OutIter<'a> = <Csr as OutNeighbors>::OutIter<'a>;
 
     fn out_degree(&self, v: VertexId) -> u64 {
         self.csr.out_degree(v)
     }
 
-    fn out_neighbors(&self, v: VertexId) -> Self::OutNeighbors<'_> {
+    fn out_neighbors(&self, v: VertexId) -> Self::OutIter<'_> {
         self.csr.out_neighbors(v)
     }
 }
 
 impl InEdges for CsrRebuild {
-    type InEdges<'a> = CsrInEdges<'a>;
+    type InHandle<'a> = CsrInEdges<'a>;
 
     fn in_edges(&self) -> Result<CsrInEdges<'_>> {
         self.csr
@@ -97,7 +97,7 @@ impl InEdges for CsrRebuild {
 }
 
 impl EdgeWeights for CsrRebuild {
-    type EdgeWeights<'a> = CsrWeights<'a>;
+    type WeightHandle<'a> = CsrWeights<'a>;
 
     fn edge_weights(&self) -> Result<CsrWeights<'_>> {
         self.csr
@@ -107,10 +107,6 @@ impl EdgeWeights for CsrRebuild {
 }
 
 impl GraphUpdate for CsrRebuild {
-    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
-        self.insert_weighted_edge(src, dst, 1.0)
-    }
-
     fn insert_weighted_edge(
         &mut self,
         src: VertexId,
@@ -216,6 +212,7 @@ impl Snapshots for CsrRebuild {
 
 impl GraphStore for CsrRebuild {
     const NAME: &'static str = "CsrRebuild";
+    const CAPABILITIES: Capabilities = Capabilities::IN_MEMORY;
 
     fn memory_bytes(&self) -> usize {
         let per_edge = 8 + if self.weights.is_some() { 4 } else { 0 };
