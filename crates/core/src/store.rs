@@ -116,7 +116,7 @@ impl StoreOptions {
 /// let generic = <CsrOptions as StoreConfig>::from_shared(StoreOptions::default().in_edges(true));
 /// assert!(generic.shared().in_edges);
 /// ```
-pub trait StoreConfig: Clone + fmt::Debug + Send + Sync + Sized {
+pub trait StoreConfig: Clone + fmt::Debug + Sized {
     /// Options with `shared` and the store's own knobs at their defaults:
     /// how code written for every store builds one.
     fn from_shared(shared: StoreOptions) -> Self;

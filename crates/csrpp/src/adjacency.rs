@@ -90,6 +90,11 @@ unsafe impl Send for AdjList {}
 // SAFETY: through `&AdjList` the block is only read.
 unsafe impl Sync for AdjList {}
 
+/// The list of a vertex outside the graph, which the read traits answer as
+/// isolated: empty, one unweighted and one weighted (a weighted store's
+/// readers take weights from it too).
+pub(crate) static EMPTY_LISTS: [AdjList; 2] = [AdjList::new(false), AdjList::new(true)];
+
 /// Most slots a list keeps inline in its entry: one `(id, weight)` when
 /// weighted, two ids when not.
 #[inline]
@@ -254,7 +259,7 @@ unsafe fn merge_forward(
 
 impl AdjList {
     /// An empty list; `weighted` lists store an `f32` per edge.
-    pub(crate) fn new(weighted: bool) -> Self {
+    pub(crate) const fn new(weighted: bool) -> Self {
         Self {
             len: 0,
             meta: if weighted { WEIGHTED } else { 0 },

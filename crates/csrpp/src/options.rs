@@ -1,7 +1,7 @@
 //! How a [`crate::CsrPP`] is built.
 
 use crate::alloc::AllocatorKind;
-use dyngraph_core::{Error, Result, Semantics, StoreOptions};
+use dyngraph_core::{Error, Result, StoreConfig, StoreOptions};
 
 /// Vertices per segment unless told otherwise: the CSR++ paper's best
 /// trade-off between scan locality and update contention.
@@ -112,31 +112,21 @@ impl From<StoreOptions> for CsrPPOptions {
     }
 }
 
+impl StoreConfig for CsrPPOptions {
+    fn from_shared(shared: StoreOptions) -> Self {
+        Self::from(shared)
+    }
+
+    fn shared(&self) -> &StoreOptions {
+        &self.store
+    }
+
+    fn shared_mut(&mut self) -> &mut StoreOptions {
+        &mut self.store
+    }
+}
+
 impl CsrPPOptions {
-    /// Sets [`StoreOptions::semantics`].
-    pub fn semantics(mut self, semantics: Semantics) -> Self {
-        self.store.semantics = semantics;
-        self
-    }
-
-    /// Sets [`StoreOptions::weighted`].
-    pub fn weighted(mut self, weighted: bool) -> Self {
-        self.store.weighted = weighted;
-        self
-    }
-
-    /// Sets [`StoreOptions::in_edges`].
-    pub fn in_edges(mut self, in_edges: bool) -> Self {
-        self.store.in_edges = in_edges;
-        self
-    }
-
-    /// Sets [`StoreOptions::vertex_limit`] (at most [`MAX_VERTEX_LIMIT`]).
-    pub fn vertex_limit(mut self, vertex_limit: usize) -> Self {
-        self.store.vertex_limit = vertex_limit;
-        self
-    }
-
     /// Sets [`CsrPPOptions::segment_size`].
     pub fn segment_size(mut self, segment_size: usize) -> Self {
         self.segment_size = segment_size;

@@ -34,7 +34,7 @@
 //! store, and every change needs `&mut CsrPP` (the concurrent writer holds
 //! it for its whole life), so nothing changes while a view reads.
 
-use crate::adjacency::AdjList;
+use crate::adjacency::{AdjList, EMPTY_LISTS};
 use crate::iter::{NeighborIter, WeightedNeighborIter};
 use crate::segment::{FrozenSegment, SegmentData};
 use crate::store::{CsrPP, CsrPPInEdges, IN_ENTRY_LOOKAHEAD};
@@ -249,15 +249,18 @@ impl fmt::Debug for CsrPPView<'_> {
 }
 
 impl<'a> CsrPPView<'a> {
+    /// Whether `v` existed at the snapshot; a later vertex (or one past the
+    /// graph) reads as isolated.
+    #[inline]
+    fn existed(self, v: VertexId) -> bool {
+        (v as usize) < self.frozen.vertex_count
+    }
+
     /// The saved copy of `v`'s segment, if any, and `v`'s position in it,
-    /// after checking that `v` existed at the snapshot.
+    /// for a `v` that existed at the snapshot.
     #[inline]
     fn saved(self, v: VertexId) -> (Option<&'a FrozenSegment>, usize) {
-        assert!(
-            (v as usize) < self.frozen.vertex_count,
-            "vertex {v} is out of range for a snapshot of {} vertices",
-            self.frozen.vertex_count
-        );
+        debug_assert!(self.existed(v));
         let v = v as usize;
         let (s, i) = (v >> self.frozen.shift, v & ((1 << self.frozen.shift) - 1));
         // `v` existed, so its segment did: it has a slot.
@@ -266,6 +269,9 @@ impl<'a> CsrPPView<'a> {
 
     #[inline]
     fn out_list(self, v: VertexId) -> &'a AdjList {
+        if !self.existed(v) {
+            return &EMPTY_LISTS[usize::from(self.frozen.weighted)];
+        }
         match self.saved(v) {
             (Some(segment), i) => &segment.out[i],
             (None, _) => self.store.out_list(v),
@@ -318,6 +324,9 @@ pub struct CsrPPViewInEdges<'a> {
 impl<'a> CsrPPViewInEdges<'a> {
     #[inline]
     fn list(self, v: VertexId) -> &'a AdjList {
+        if !self.view.existed(v) {
+            return &EMPTY_LISTS[usize::from(self.view.frozen.weighted)];
+        }
         match self.view.saved(v) {
             (Some(segment), i) => &segment.incoming[i],
             (None, _) => self.live.list(v),

@@ -1,6 +1,6 @@
 //! [`CsrPP`]: the store, its read traits and its serial updates.
 
-use crate::adjacency::AdjList;
+use crate::adjacency::{AdjList, EMPTY_LISTS};
 use crate::alloc::{AllocatorKind, EdgeAllocator};
 use crate::batch::SourceEntries;
 use crate::iter::{NeighborIter, WeightedNeighborIter};
@@ -10,6 +10,7 @@ use crate::segment::{Editor, EntryArrays, Segment, SegmentData};
 use crate::snapshot::{CsrPPSnapshot, CsrPPView, SegmentSnapshots};
 use dyngraph_core::hint::prefetch_address;
 use dyngraph_core::{
+    Capabilities,
     Capability, Edge, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate,
     InEdges, InNeighbors, OutNeighbors, Result, Semantics, Snapshots, UpdateReport, VertexId,
     Weight, WeightedNeighbors, check_limit,
@@ -227,6 +228,9 @@ impl CsrPP {
 
     #[inline]
     pub(crate) fn out_list(&self, v: VertexId) -> &AdjList {
+        if v as usize >= self.vertex_count {
+            return &EMPTY_LISTS[usize::from(self.options.store.weighted)];
+        }
         let (data, i) = self.vertex_segment(v);
         debug_assert_eq!(data.out.len(), self.segment_size());
         // SAFETY: every segment holds `segment_size()` out-entries
@@ -239,8 +243,8 @@ impl CsrPP {
     /// [`crate::DeleteMode::Logical`] before [`CsrPP::compact`] — tombstones with
     /// the top bit set. For kernels that want the slice itself.
     ///
-    /// # Panics
-    /// If `v >= vertex_count()`.
+    /// Empty for `v >= vertex_count()`, as every read of a vertex outside
+    /// the graph.
     pub fn out_slots(&self, v: VertexId) -> &[u32] {
         self.out_list(v).ids()
     }
@@ -721,6 +725,9 @@ impl<'a> CsrPPInEdges<'a> {
     /// `v`'s in-entry.
     #[inline]
     pub(crate) fn list(self, v: VertexId) -> &'a AdjList {
+        if v as usize >= self.graph.vertex_count {
+            return &EMPTY_LISTS[usize::from(self.graph.options.store.weighted)];
+        }
         let (data, i) = self.graph.vertex_segment(v);
         debug_assert_eq!(data.incoming.len(), self.graph.segment_size());
         // SAFETY: a `CsrPPInEdges` is only made by `CsrPP::in_edges` for a
@@ -907,8 +914,19 @@ impl Snapshots for CsrPP {
 
 impl GraphStore for CsrPP {
     const NAME: &'static str = "CsrPP";
+    const CAPABILITIES: Capabilities = Capabilities {
+        concurrent_writers: true,
+        ..Capabilities::IN_MEMORY
+    };
 
     fn memory_bytes(&self) -> usize {
         CsrPP::memory_bytes(self)
+    }
+}
+
+/// An empty multigraph with the default options (which always build).
+impl Default for CsrPP {
+    fn default() -> Self {
+        Self::new(CsrPPOptions::default()).expect("the default options build an empty CsrPP")
     }
 }

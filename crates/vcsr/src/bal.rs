@@ -167,13 +167,13 @@ impl BlockChains {
         self.degree[v] -= 1;
     }
 
-    /// The head block of `v`'s chain and its degree; an id outside the
-    /// graph panics, as slice indexing does.
+    /// The head block of `v`'s chain and its degree; no chain for an id
+    /// outside the graph (the contract reads it as isolated).
     #[inline]
     fn head_of(&self, v: VertexId) -> (u32, usize) {
         match (self.head.get(v as usize), self.degree.get(v as usize)) {
             (Some(&head), Some(&degree)) => (head, degree as usize),
-            _ => crate::vcsr::vertex_out_of_range(v),
+            _ => (NO_BLOCK, 0),
         }
     }
 
@@ -322,7 +322,7 @@ impl<'a> InNeighbors for BalInEdges<'a> {
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
-        u64::from(self.0.degree[v as usize])
+        u64::from(crate::vcsr::degree_or_zero(&self.0.degree, v))
     }
 
     #[inline]
@@ -502,7 +502,7 @@ impl OutNeighbors for Bal {
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
-        u64::from(self.out.degree[v as usize])
+        u64::from(crate::vcsr::degree_or_zero(&self.out.degree, v))
     }
 
     #[inline]
@@ -626,8 +626,16 @@ impl Snapshots for Bal {
 
 impl GraphStore for Bal {
     const NAME: &'static str = "Bal";
+    const CAPABILITIES: dyngraph_core::Capabilities = dyngraph_core::Capabilities::IN_MEMORY;
 
     fn memory_bytes(&self) -> usize {
         Bal::memory_bytes(self)
+    }
+}
+
+/// An empty multigraph with the default options (which always build).
+impl Default for Bal {
+    fn default() -> Self {
+        Self::new(StoreOptions::default()).expect("the default options build an empty Bal")
     }
 }

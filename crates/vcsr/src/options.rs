@@ -2,7 +2,8 @@
 //! gap policy, and the packed-memory-array options of each edge array.
 //! `Pcsr` and `Bal` take [`StoreOptions`] alone.
 
-use dyngraph_core::{Semantics, StoreOptions};
+use dyngraph_core::{StoreConfig, StoreOptions};
+use std::fmt;
 use dyngraph_pma::{DegreeProportional, PmaOptions};
 
 /// The pma options of a [`Vcsr`](crate::Vcsr)'s out-edge array by default:
@@ -51,19 +52,18 @@ pub fn default_in_edge_pma_options() -> PmaOptions {
 /// threshold trades its insert speed for fewer bytes per edge and, for the
 /// in-edges, faster pull kernels.
 ///
-/// [`VcsrOptions::new`] starts from [`StoreOptions`] with the default
-/// [`DegreeProportional`] policy; [`VcsrOptions::policy`] swaps the policy
-/// (and the type). `From<StoreOptions>` does what `new` does for any
-/// policy with a default, which is how generic code
-/// ([`FromEdges`](dyngraph_core::FromEdges)) builds one.
+/// `VcsrOptions::from(store)` (or `default()`) starts from
+/// [`StoreOptions`] with the default [`DegreeProportional`] policy, and the
+/// shared setters come from [`StoreConfig`]; [`VcsrOptions::policy`] swaps
+/// the policy (and the type).
 ///
 /// ```
-/// use dyngraph_core::{Semantics, StoreOptions};
+/// use dyngraph_core::{StoreConfig, StoreOptions};
 /// use dyngraph_vcsr::{Even, Vcsr, VcsrOptions, default_in_edge_pma_options, default_out_edge_pma_options};
 ///
 /// // Both arrays as dense as the in-edge default (fewer bytes per edge,
 /// // slower inserts), with even gaps.
-/// let options = VcsrOptions::new(StoreOptions::new(Semantics::Simple).in_edges(true))
+/// let options = VcsrOptions::from(StoreOptions::new(Semantics::Simple).in_edges(true))
 ///     .edge_arrays(default_in_edge_pma_options())
 ///     .policy(Even);
 /// let graph: Vcsr<Even> = Vcsr::new(options)?;
@@ -71,7 +71,8 @@ pub fn default_in_edge_pma_options() -> PmaOptions {
 ///
 /// // The defaults: a sparser out-edge array for inserts, a denser in-edge
 /// // array for pull kernels.
-/// let defaults = VcsrOptions::new(StoreOptions::default());
+/// let defaults = VcsrOptions::default().in_edges(true);
+/// assert!(defaults.store.in_edges);
 /// assert_eq!(defaults.out_edge_array, default_out_edge_pma_options());
 /// assert!(defaults.in_edge_array.thresholds.root_upper > defaults.out_edge_array.thresholds.root_upper);
 /// # Ok::<(), dyngraph_core::Error>(())
@@ -93,25 +94,7 @@ pub struct VcsrOptions<P = DegreeProportional> {
     pub in_edge_array: PmaOptions,
 }
 
-impl VcsrOptions<DegreeProportional> {
-    /// `store` with the default [`DegreeProportional`] policy and the
-    /// default arrays.
-    pub fn new(store: StoreOptions) -> Self {
-        Self::assemble(store, DegreeProportional::default())
-    }
-}
-
 impl<P> VcsrOptions<P> {
-    /// `store` with `policy` and the default arrays.
-    fn assemble(store: StoreOptions, policy: P) -> Self {
-        VcsrOptions {
-            store,
-            policy,
-            out_edge_array: default_out_edge_pma_options(),
-            in_edge_array: default_in_edge_pma_options(),
-        }
-    }
-
     /// The same options with another gap policy.
     pub fn policy<Q>(self, policy: Q) -> VcsrOptions<Q> {
         VcsrOptions {
@@ -120,36 +103,6 @@ impl<P> VcsrOptions<P> {
             out_edge_array: self.out_edge_array,
             in_edge_array: self.in_edge_array,
         }
-    }
-
-    /// Sets [`VcsrOptions::store`].
-    pub fn store(mut self, store: StoreOptions) -> Self {
-        self.store = store;
-        self
-    }
-
-    /// Sets [`StoreOptions::semantics`].
-    pub fn semantics(mut self, semantics: Semantics) -> Self {
-        self.store.semantics = semantics;
-        self
-    }
-
-    /// Sets [`StoreOptions::weighted`].
-    pub fn weighted(mut self, weighted: bool) -> Self {
-        self.store.weighted = weighted;
-        self
-    }
-
-    /// Sets [`StoreOptions::in_edges`].
-    pub fn in_edges(mut self, in_edges: bool) -> Self {
-        self.store.in_edges = in_edges;
-        self
-    }
-
-    /// Sets [`StoreOptions::vertex_limit`].
-    pub fn vertex_limit(mut self, vertex_limit: usize) -> Self {
-        self.store.vertex_limit = vertex_limit;
-        self
     }
 
     /// Sets [`VcsrOptions::out_edge_array`].
@@ -170,16 +123,40 @@ impl<P> VcsrOptions<P> {
     }
 }
 
-impl<P: Default> Default for VcsrOptions<P> {
+/// The options of the default [`Vcsr`](crate::Vcsr), with
+/// [`DegreeProportional`] gaps: only this policy has `Default` and
+/// `From<StoreOptions>`, so `VcsrOptions::default()` names one type and
+/// `Vcsr::from_edges(&edges, VcsrOptions::default())` needs no annotation.
+impl Default for VcsrOptions<DegreeProportional> {
     /// [`StoreOptions::default`], the default policy and arrays.
     fn default() -> Self {
-        Self::assemble(StoreOptions::default(), P::default())
+        Self::from(StoreOptions::default())
     }
 }
 
-impl<P: Default> From<StoreOptions> for VcsrOptions<P> {
-    /// `store` with the default policy and arrays.
+impl From<StoreOptions> for VcsrOptions<DegreeProportional> {
+    /// `store` with [`DegreeProportional`] gaps and the default arrays.
     fn from(store: StoreOptions) -> Self {
-        Self::assemble(store, P::default())
+        Self::from_shared(store)
+    }
+}
+
+/// Any policy with a default, for code written against every store.
+impl<P: Default + Clone + fmt::Debug> StoreConfig for VcsrOptions<P> {
+    fn from_shared(store: StoreOptions) -> Self {
+        VcsrOptions {
+            store,
+            policy: P::default(),
+            out_edge_array: default_out_edge_pma_options(),
+            in_edge_array: default_in_edge_pma_options(),
+        }
+    }
+
+    fn shared(&self) -> &StoreOptions {
+        &self.store
+    }
+
+    fn shared_mut(&mut self) -> &mut StoreOptions {
+        &mut self.store
     }
 }

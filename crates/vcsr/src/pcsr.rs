@@ -111,12 +111,15 @@ impl PackedEdges {
         self.edges(v).find(|slot| slot.dst == dst)
     }
 
-    /// `v`'s edges, for the read traits: an id outside the graph panics,
-    /// as slice indexing does, instead of reading as an empty list.
+    /// `v`'s edges, for the read traits: none for an id outside the graph
+    /// (the contract reads it as isolated).
     #[inline]
     fn checked_edges(&self, v: VertexId) -> PackedRun<'_> {
         if v as usize >= self.degree.len() {
-            crate::vcsr::vertex_out_of_range(v);
+            return PackedRun {
+                iter: self.set.iter_at_slot(0),
+                remaining: 0,
+            };
         }
         self.edges(v)
     }
@@ -467,7 +470,7 @@ impl<'a> InNeighbors for PcsrInEdges<'a> {
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
-        u64::from(self.0.degree[v as usize])
+        u64::from(crate::vcsr::degree_or_zero(&self.0.degree, v))
     }
 
     #[inline]
@@ -511,7 +514,7 @@ impl OutNeighbors for Pcsr {
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
-        u64::from(self.out.degree[v as usize])
+        u64::from(crate::vcsr::degree_or_zero(&self.out.degree, v))
     }
 
     #[inline]
@@ -633,6 +636,7 @@ impl Snapshots for Pcsr {
 
 impl GraphStore for Pcsr {
     const NAME: &'static str = "Pcsr";
+    const CAPABILITIES: dyngraph_core::Capabilities = dyngraph_core::Capabilities::IN_MEMORY;
 
     fn memory_bytes(&self) -> usize {
         Pcsr::memory_bytes(self)
@@ -649,5 +653,12 @@ impl GraphStore for Pcsr {
             total.resizes += more.resizes;
         }
         Some(total)
+    }
+}
+
+/// An empty multigraph with the default options (which always build).
+impl Default for Pcsr {
+    fn default() -> Self {
+        Self::new(StoreOptions::default()).expect("the default options build an empty Pcsr")
     }
 }

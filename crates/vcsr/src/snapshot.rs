@@ -48,7 +48,7 @@
 
 use crate::Vcsr;
 use crate::slot::{Slot, Target, WeightedTarget};
-use crate::vcsr::{OutRuns, vertex_out_of_range};
+use crate::vcsr::{OutRuns, degree_or_zero};
 #[cfg(doc)]
 use dyngraph_core::Snapshots;
 use dyngraph_core::{
@@ -295,16 +295,19 @@ impl<S, P> Copy for VisibleRuns<'_, S, P> {}
 impl<'a, S: Slot, P: GapPolicy> VisibleRuns<'a, S, P> {
     #[inline]
     fn degree(self, v: VertexId) -> u64 {
-        u64::from(self.snapshot_degrees[v as usize])
+        u64::from(degree_or_zero(self.snapshot_degrees, v))
     }
 
     #[inline]
     fn walk(self, v: VertexId) -> Walk<'a, S> {
         // Indexing the snapshot's degrees first: a vertex added after the
         // snapshot is outside the view, even though the graph has its run.
+        if v as usize >= self.snapshot_degrees.len() {
+            return Walk::Clean(&[]);
+        }
         let remaining = self.snapshot_degrees[v as usize];
         let Some(run) = self.runs.run(v as usize) else {
-            vertex_out_of_range(v)
+            return Walk::Clean(&[]);
         };
         if (self.clean || run.len() == self.live_degrees[v as usize] as usize)
             && let Some(prefix) = run.get(..remaining as usize)
@@ -524,7 +527,7 @@ impl<P: GapPolicy + Clone> OutNeighbors for VcsrView<'_, P> {
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
-        u64::from(self.snapshot.out_degree[v as usize])
+        u64::from(degree_or_zero(&self.snapshot.out_degree, v))
     }
 
     #[inline]

@@ -65,14 +65,11 @@ fn pma_error(error: PmaError) -> Error {
     Error::InvalidStructure(format!("VCSR edge array: {error}"))
 }
 
-/// Reads of a vertex id outside the graph panic, as slice indexing does
-/// (the read traits' contract); kept out of line so the scan loops stay
-/// small.
-#[cold]
-#[inline(never)]
-#[track_caller]
-pub(crate) fn vertex_out_of_range(v: VertexId) -> ! {
-    panic!("vertex {v} out of range")
+/// The degree in a per-vertex array; 0 for a vertex outside the graph,
+/// which the contract reads as isolated.
+#[inline]
+pub(crate) fn degree_or_zero(degrees: &[u32], v: VertexId) -> u32 {
+    degrees.get(v as usize).copied().unwrap_or(0)
 }
 
 /// Grows a per-vertex array to `len` zeroed entries, reserving at least an
@@ -970,14 +967,14 @@ impl<'a, P: GapPolicy> InNeighbors for VcsrInEdges<'a, P> {
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
-        u64::from(self.degrees[v as usize])
+        u64::from(degree_or_zero(self.degrees, v))
     }
 
     #[inline]
     fn in_neighbors(self, v: VertexId) -> VcsrNeighbors<'a> {
         // One run per vertex, so a missing run is an id outside the graph.
         let Some(run) = self.runs.run(v as usize) else {
-            vertex_out_of_range(v)
+            return VcsrNeighbors(LiveSlots::Clean([].iter()));
         };
         if self.clean {
             VcsrNeighbors(LiveSlots::Clean(run.iter()))
@@ -1020,7 +1017,7 @@ impl<'a, P: GapPolicy> WeightedNeighbors for VcsrWeights<'a, P> {
     #[inline]
     fn out_neighbors_weighted(self, v: VertexId) -> VcsrWeightedNeighbors<'a> {
         let Some(run) = self.runs.run(v as usize) else {
-            vertex_out_of_range(v)
+            return VcsrWeightedNeighbors(LiveWeightedSlots::Clean([].iter()));
         };
         if self.clean || run.len() == self.degrees[v as usize] as usize {
             VcsrWeightedNeighbors(LiveWeightedSlots::Clean(run.iter()))
@@ -1054,7 +1051,7 @@ impl<P: GapPolicy + Clone> OutNeighbors for Vcsr<P> {
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
-        u64::from(self.out_degree[v as usize])
+        u64::from(degree_or_zero(&self.out_degree, v))
     }
 
     #[inline]
@@ -1062,7 +1059,7 @@ impl<P: GapPolicy + Clone> OutNeighbors for Vcsr<P> {
         match &self.out {
             OutRuns::Plain(runs) => {
                 let Some(run) = runs.run(v as usize) else {
-                    vertex_out_of_range(v)
+                    return VcsrNeighbors(LiveSlots::Clean([].iter()));
                 };
                 // With no tombstone anywhere every run is clean, and a scan
                 // need not read the degree array at all.
@@ -1074,7 +1071,7 @@ impl<P: GapPolicy + Clone> OutNeighbors for Vcsr<P> {
             }
             OutRuns::Weighted(runs) => {
                 let Some(run) = runs.run(v as usize) else {
-                    vertex_out_of_range(v)
+                    return VcsrNeighbors(LiveSlots::Clean([].iter()));
                 };
                 VcsrNeighbors(LiveSlots::Weighted(run.iter()))
             }
@@ -1202,6 +1199,7 @@ impl<P: GapPolicy + Clone + Sync> Snapshots for Vcsr<P> {
 
 impl<P: GapPolicy + Clone + Default + fmt::Debug + Send + Sync> GraphStore for Vcsr<P> {
     const NAME: &'static str = "Vcsr";
+    const CAPABILITIES: dyngraph_core::Capabilities = dyngraph_core::Capabilities::IN_MEMORY;
 
     fn memory_bytes(&self) -> usize {
         Vcsr::memory_bytes(self)
@@ -1211,5 +1209,13 @@ impl<P: GapPolicy + Clone + Default + fmt::Debug + Send + Sync> GraphStore for V
     /// resizes, including arrays replaced by bulk loads and repacks.
     fn maintenance(&self) -> Option<MaintenanceStats> {
         Some(self.stats().maintenance())
+    }
+}
+
+/// An empty multigraph with the default options and
+/// [`DegreeProportional`] gaps (the default options always build).
+impl Default for Vcsr<DegreeProportional> {
+    fn default() -> Self {
+        Self::new(VcsrOptions::default()).expect("the default options build an empty Vcsr")
     }
 }
