@@ -25,6 +25,7 @@
 //! `CSRPP_BENCH_GROUPS` and `CSRPP_BENCH_INPUTS` (comma-separated name
 //! prefixes, e.g. `batch,kernels` and `kron`) restrict what is built and run.
 
+use dyngraph_core::StoreConfig;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
 use dyngraph_core::{Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, VertexId};
 use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};

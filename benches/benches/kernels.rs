@@ -16,6 +16,7 @@
 //! benchmark ids that contain one of them, skipping their verification run
 //! too.
 
+use dyngraph_core::StoreConfig;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use dyngraph_core::{Csr, CsrOptions, Graph, OutNeighbors, VertexId, WeightedEdge};
 use dyngraph_kernels::{KernelName, KernelOptions, run, verify};

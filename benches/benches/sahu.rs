@@ -46,6 +46,7 @@
 //! `cargo run -p dyngraph-benches --bin report` turns the results into
 //! `docs/benchmarks/`.
 
+use dyngraph_core::StoreConfig;
 use criterion::measurement::WallTime;
 use criterion::{
     BatchSize, Bencher, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, criterion_group,
@@ -120,7 +121,7 @@ fn store_options() -> StoreOptions {
 }
 
 fn build<S: DynamicStore>(input: &SahuInput) -> S {
-    S::from_edges(&input.edges[..], store_options().into()).expect("bench ids fit every store")
+    S::from_edges(&input.edges[..], S::Options::from_shared(store_options())).expect("bench ids fit every store")
 }
 
 fn csr_options(input: &SahuInput) -> CsrOptions {

@@ -4,6 +4,7 @@
 //! `InEdges`/`OutNeighbors` and once directly over `Csr`'s arrays. The
 //! two must be within 3% (issue 2); BENCHMARKS.md records the ratio.
 
+use dyngraph_core::StoreConfig;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dyngraph_benches::uniform_edges;
 use dyngraph_core::{Csr, CsrOptions, InEdges, InNeighbors, OutNeighbors};

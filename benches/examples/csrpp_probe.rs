@@ -10,6 +10,7 @@
 //! cargo run --release -p dyngraph-benches --example csrpp_probe -- [scale] [reps] [batch|kernels|all]
 //! ```
 
+use dyngraph_core::StoreConfig;
 use dyngraph_benches::process_cpu_time;
 use dyngraph_core::{
     Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, InEdges, OutNeighbors, VertexId,

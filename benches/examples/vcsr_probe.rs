@@ -24,6 +24,7 @@
 //! `../shared/data`), `college` (the bundled sample), `kron<S>x<EF>` (a
 //! shuffled Kronecker stream of `EF * 2^S` edges, 10 % base).
 
+use dyngraph_core::StoreConfig;
 use dyngraph_benches::process_cpu_time;
 use dyngraph_benches::replay::{
     ArrivalOrderCsr, Workload, bundled_sample, in_pool, kronecker_edges, mathoverflow, read_edges,
@@ -88,7 +89,7 @@ fn time(f: impl FnOnce()) -> Duration {
 /// `VCSR_PROBE_IN_ROOT_UPPER` (in-edges), to measure what a denser edge
 /// array buys and costs.
 fn new_vcsr(in_edges: bool) -> Vcsr {
-    let mut options = VcsrOptions::new(StoreOptions::default().in_edges(in_edges));
+    let mut options = VcsrOptions::from(StoreOptions::default().in_edges(in_edges));
     let bound = |name: &str, upper: &mut f64| {
         if let Ok(value) = std::env::var(name) {
             *upper = value.parse().expect("a root upper bound: a number");

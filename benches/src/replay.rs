@@ -4,6 +4,7 @@
 //! through the same engine as `dyngraph replay` (`dyngraph-replay`).
 //! Kernels come from `dyngraph-kernels`, as users call them.
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{
     Csr, CsrOptions, DynamicStore, Edge, Graph, InEdges, InNeighbors, OutNeighbors, Result,
     StoreOptions, VertexId,
@@ -229,7 +230,7 @@ impl InEdges for ArrivalOrderCsr {
 /// counters and memory.
 ///
 /// `batch` is the arrivals per update batch: 1 for the dynamic stores, 1%
-/// of the stream for `dyngraph_replay::CsrRebuild`, which rebuilds its
+/// of the stream for `dyngraph_core::CsrRebuild`, which rebuilds its
 /// `Csr` at the end of every batch.
 pub fn replay<S: DynamicStore>(
     workload: &Workload,
@@ -243,7 +244,7 @@ pub fn replay<S: DynamicStore>(
         ..ReplayOptions::default()
     };
     dyngraph_replay::replay::<S>(
-        store_options.into(),
+        S::Options::from_shared(store_options),
         store_options,
         &workload.stream(),
         &options,

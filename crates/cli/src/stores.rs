@@ -4,7 +4,7 @@
 use dyngraph_core::{DynamicStore, StoreOptions};
 use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 use dyngraph_durable::{DurableOptions, DurableVcsr, SyncPolicy};
-use dyngraph_replay::CsrRebuild;
+use dyngraph_core::CsrRebuild;
 use dyngraph_vcsr::{Bal, DegreeProportional, Even, HistoryAdaptive, Pcsr, Vcsr, VcsrOptions};
 use std::path::PathBuf;
 
@@ -91,14 +91,14 @@ pub(crate) fn with_store<W: StoreWork>(
     match kind {
         StoreKind::Vcsr => match settings.gap_policy {
             GapPolicyArg::Even => {
-                work.run::<Vcsr<Even>>(VcsrOptions::new(store).policy(Even), store)
+                work.run::<Vcsr<Even>>(VcsrOptions::from(store).policy(Even), store)
             }
             GapPolicyArg::Degree => work.run::<Vcsr<DegreeProportional>>(
-                VcsrOptions::new(store).policy(DegreeProportional::default()),
+                VcsrOptions::from(store).policy(DegreeProportional::default()),
                 store,
             ),
             GapPolicyArg::Adaptive => work.run::<Vcsr<HistoryAdaptive>>(
-                VcsrOptions::new(store).policy(HistoryAdaptive::default()),
+                VcsrOptions::from(store).policy(HistoryAdaptive::default()),
                 store,
             ),
         },

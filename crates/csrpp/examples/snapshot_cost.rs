@@ -26,6 +26,7 @@
 //! machine, `SNAPSHOT_COST_CPU=1 RAYON_NUM_THREADS=1` times CPU time
 //! instead of wall time.
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{
     EdgeChunk, FromEdges, Graph, GraphUpdate, OutNeighbors, Result, Snapshots, VertexId,
 };

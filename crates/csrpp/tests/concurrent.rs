@@ -5,6 +5,7 @@
 
 mod common;
 
+use dyngraph_core::StoreConfig;
 use common::{all_options, check_invariants};
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
 use dyngraph_core::{

@@ -8,6 +8,7 @@
 
 mod common;
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::{Op, check_contract, ops, weighted_edges};
 use dyngraph_core::{
     Capability, Csr, CsrOptions, EdgeChunk, EdgeSource, EdgeWeights, Error, FromEdges, Graph,
@@ -44,15 +45,15 @@ struct Segmented<const SEGMENT: usize>(CsrPP);
 #[derive(Clone, Debug)]
 struct SegmentedOptions<const SEGMENT: usize>(CsrPPOptions);
 
-impl<const SEGMENT: usize> Default for SegmentedOptions<SEGMENT> {
-    fn default() -> Self {
-        Self::from(StoreOptions::default())
-    }
-}
-
-impl<const SEGMENT: usize> From<StoreOptions> for SegmentedOptions<SEGMENT> {
-    fn from(options: StoreOptions) -> Self {
+impl<const SEGMENT: usize> StoreConfig for SegmentedOptions<SEGMENT> {
+    fn from_shared(options: StoreOptions) -> Self {
         Self(CsrPPOptions::from(options).segment_size(SEGMENT))
+    }
+    fn shared(&self) -> &StoreOptions {
+        &self.0.store
+    }
+    fn shared_mut(&mut self) -> &mut StoreOptions {
+        &mut self.0.store
     }
 }
 
@@ -136,6 +137,7 @@ impl<const SEGMENT: usize> Snapshots for Segmented<SEGMENT> {
 
 impl<const SEGMENT: usize> GraphStore for Segmented<SEGMENT> {
     const NAME: &'static str = "CsrPP";
+    const CAPABILITIES: dyngraph_core::Capabilities = <CsrPP as GraphStore>::CAPABILITIES;
     fn memory_bytes(&self) -> usize {
         GraphStore::memory_bytes(&self.0)
     }

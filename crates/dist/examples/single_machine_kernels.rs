@@ -11,6 +11,7 @@
 //! over the rebuild baseline (`CsrRebuild`, the store the distributed run
 //! uses too), base 10% and batches of `BATCH` arrivals.
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{Csr, CsrOptions, Graph};
 use dyngraph_kernels::KernelName;
 use dyngraph_loader::Generator;
@@ -39,7 +40,7 @@ fn main() -> Result<(), dyngraph_core::Error> {
         };
         let store = dyngraph_core::StoreOptions::default();
         let (summary, _) = pool.install(|| {
-            dyngraph_replay::replay::<dyngraph_replay::CsrRebuild>(
+            dyngraph_replay::replay::<dyngraph_core::CsrRebuild>(
                 store,
                 store,
                 &stream,

@@ -4,7 +4,7 @@
 //! Each timely worker owns the vertices a [`Partitioner`] gives it (a hash
 //! of the id by default) and keeps their out-edges in a store of the store
 //! contract (`S: DynamicStore`: `Vcsr`, `CsrPP`, the durable store, or the
-//! rebuild baseline [`dyngraph_replay::CsrRebuild`]), under its own dense
+//! rebuild baseline [`dyngraph_core::CsrRebuild`]), under its own dense
 //! renumbering of the vertices it sees, so a worker's memory follows its
 //! share of the graph, not the global vertex count. With
 //! [`StoreOptions::in_edges`](dyngraph_core::StoreOptions) a reversed copy
@@ -83,7 +83,8 @@
 //! use dyngraph_core::{Semantics, StoreOptions};
 //! use dyngraph_dist::{Cluster, DistInput, DistOptions, replay};
 //! use dyngraph_kernels::{KernelName, KernelOutput, verify};
-//! use dyngraph_replay::{CsrRebuild, ReplayOptions};
+//! use dyngraph_core::CsrRebuild;
+//! use dyngraph_replay::{ReplayOptions};
 //!
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
 //! let options = DistOptions {

@@ -2,6 +2,7 @@
 //! in-edges, reversed, when asked), in stores of the store contract, under
 //! the worker's local ids.
 
+use dyngraph_core::StoreConfig;
 use crate::partition::{LocalIds, Partitioner};
 use dyngraph_core::{
     DynamicStore, EdgeColumns, OutNeighbors, Result, Semantics, StoreOptions, UpdateReport,
@@ -115,7 +116,7 @@ impl<S: DynamicStore> Partition<S> {
             owned: Vec::new(),
             is_owned: Vec::new(),
             out: Side {
-                store: S::from_edges(&EdgeColumns::default(), store_options.into())?,
+                store: S::from_edges(&EdgeColumns::default(), S::Options::from_shared(store_options))?,
                 tracking: tracking(),
             },
             incoming: None,
@@ -126,11 +127,11 @@ impl<S: DynamicStore> Partition<S> {
         };
         sort_by_arrival(&mut updates);
         let (out, incoming) = partition.columns(&updates, options.weighted);
-        partition.out.store = S::from_edges(&out.inserts, store_options.into())?;
+        partition.out.store = S::from_edges(&out.inserts, S::Options::from_shared(store_options))?;
         partition.out.store.end_batch()?;
         partition.edges_inserted = partition.out.store.edge_count();
         if options.in_edges {
-            let mut store = S::from_edges(&incoming.inserts, store_options.into())?;
+            let mut store = S::from_edges(&incoming.inserts, S::Options::from_shared(store_options))?;
             store.end_batch()?;
             partition.incoming = Some(Side {
                 store,
@@ -336,7 +337,7 @@ fn sort_by_arrival(updates: &mut [Update]) {
 mod tests {
     use super::*;
     use dyngraph_core::{Graph, OutNeighbors};
-    use dyngraph_replay::CsrRebuild;
+    use dyngraph_core::CsrRebuild;
 
     fn insert(index: u64, src: VertexId, dst: VertexId, reversed: bool) -> Update {
         Update::Insert {

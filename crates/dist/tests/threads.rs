@@ -9,7 +9,8 @@ use dyngraph_core::{Error, Semantics, StoreOptions};
 use dyngraph_dist::{Cluster, DistInput, DistOptions, DistReport, Partitioner, replay};
 use dyngraph_kernels::KernelName;
 use dyngraph_loader::{Format, Generator, LoadOptions, write_edges};
-use dyngraph_replay::{CsrRebuild, ReplayOptions, Window};
+use dyngraph_core::CsrRebuild;
+use dyngraph_replay::{ReplayOptions, Window};
 
 const ALL: [KernelName; 4] = [
     KernelName::PageRank,

@@ -18,6 +18,7 @@
 //! The in-memory `Vcsr` column replays the same edges into `dyngraph-vcsr`'s
 //! `Vcsr` (no in-edges, as the durable store) in 64K batches.
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{Csr, CsrOptions, Edge, Graph, GraphStore, GraphUpdate, StoreOptions};
 use dyngraph_durable::{DurableOptions, DurableVcsr, SyncPolicy};
 use dyngraph_kernels::{PageRankOptions, pagerank};
@@ -48,7 +49,7 @@ fn vcsr_pagerank_seconds(edges: &[Edge]) -> f64 {
 /// `edges` into a new `Vcsr` in 64K batches, and the seconds it took.
 fn vcsr_replay(edges: &[Edge]) -> (dyngraph_vcsr::Vcsr, f64) {
     let mut vcsr =
-        dyngraph_vcsr::Vcsr::new(dyngraph_vcsr::VcsrOptions::new(StoreOptions::default()))
+        dyngraph_vcsr::Vcsr::new(dyngraph_vcsr::VcsrOptions::from(StoreOptions::default()))
             .expect("default options");
     let start = Instant::now();
     for batch in edges.chunks(1 << 16) {

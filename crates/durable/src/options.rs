@@ -1,7 +1,7 @@
 //! Options of the durable store: the common [`StoreOptions`], the
 //! directory, the [`SyncPolicy`] and the layout knobs.
 
-use dyngraph_core::{Error, Result, StoreOptions};
+use dyngraph_core::{Error, Result, StoreConfig, StoreOptions};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -130,6 +130,20 @@ impl From<StoreOptions> for DurableOptions {
             max_undo_bytes: 64 << 20,
             space_limit: None,
         }
+    }
+}
+
+impl StoreConfig for DurableOptions {
+    fn from_shared(shared: StoreOptions) -> Self {
+        Self::from(shared)
+    }
+
+    fn shared(&self) -> &StoreOptions {
+        &self.store
+    }
+
+    fn shared_mut(&mut self) -> &mut StoreOptions {
+        &mut self.store
     }
 }
 

@@ -27,7 +27,17 @@ pub struct DurableNeighbors<'a> {
 
 impl<'a> DurableNeighbors<'a> {
     fn new(store: &'a DurableVcsr, v: VertexId) -> Self {
-        let entry = store.vertices[v as usize];
+        let Some(&entry) = store.vertices.get(v as usize) else {
+            // Outside the graph: isolated, as the contract reads it.
+            return Self {
+                words: store.words(),
+                at: 0,
+                end: 0,
+                stride: store.stride,
+                log: store.log_words(),
+                chain: Vec::new(),
+            };
+        };
         let stride = store.stride;
         let at = (entry.start as usize + 1) * stride;
         let chain = if entry.log_count == 0 {
@@ -159,7 +169,7 @@ impl OutNeighbors for DurableVcsr {
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
-        u64::from(self.vertices[v as usize].live)
+        self.vertices.get(v as usize).map_or(0, |entry| u64::from(entry.live))
     }
 
     #[inline]
@@ -389,6 +399,13 @@ impl Snapshots for DurableVcsr {
 
 impl GraphStore for DurableVcsr {
     const NAME: &'static str = "DurableVcsr";
+    const CAPABILITIES: dyngraph_core::Capabilities = dyngraph_core::Capabilities {
+        in_edges: false,
+        weights: true,
+        durable: true,
+        distributable: false,
+        concurrent_writers: false,
+    };
 
     /// The DRAM vertex array and section tables plus the mapped lengths of
     /// the edge array and the edge logs.

@@ -20,7 +20,7 @@ fn main() -> dyngraph::Result<()> {
     let (base, rest) = (all.slice(0..split), all.slice(split..all.len()));
 
     let options = StoreOptions::new(Semantics::Multigraph).in_edges(true);
-    let mut vcsr = Vcsr::from_edges(&base, VcsrOptions::new(options))?;
+    let mut vcsr = Vcsr::from_edges(&base, VcsrOptions::from(options))?;
     let mut csrpp = CsrPP::from_edges(&base, CsrPPOptions::from(options))?;
 
     vcsr.insert_edges(&rest)?;

@@ -30,7 +30,7 @@
 //! // Build two stores from the same columns. PageRank pulls over in-edges,
 //! // so keep them; the options every store shares are `StoreOptions`.
 //! let options = StoreOptions::new(Semantics::Multigraph).in_edges(true);
-//! let mut vcsr = Vcsr::from_edges(&base, VcsrOptions::new(options))?;
+//! let mut vcsr = Vcsr::from_edges(&base, VcsrOptions::from(options))?;
 //! let mut csrpp = CsrPP::from_edges(&base, CsrPPOptions::from(options))?;
 //!
 //! // Update: a batch of inserts, then 1,000 deletes.

@@ -2,6 +2,7 @@
 //! the same algorithms on a `petgraph::Graph` of the same edges, on the
 //! bundled sample, the real files in `../shared/data` and random graphs.
 
+use dyngraph_core::StoreConfig;
 use dyngraph::loader::{LoadOptions, load_edge_stream};
 use dyngraph::petgraph::{PetgraphEdges, PetgraphView, to_petgraph, to_petgraph_weighted};
 use dyngraph::prelude::*;

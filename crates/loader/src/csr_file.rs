@@ -47,7 +47,7 @@ use crate::atomic::AtomicFile;
 use crate::load::LoadOptions;
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{
-    Csr, CsrOptions, CsrView, EdgeColumns, Error, Graph, Result, Semantics, VertexId, Weight,
+    Csr, CsrView, EdgeColumns, Error, Graph, Result, Semantics, VertexId, Weight,
 };
 use rayon::prelude::*;
 use std::io::{Read, Write};
@@ -503,13 +503,7 @@ pub(crate) fn csr_from_view(view: &CsrView<'_>, options: &LoadOptions) -> Result
     }
     let columns = columns_of(view, options);
     let edges = columns.src.len();
-    let csr_options = CsrOptions {
-        vertex_count: Some(view.vertex_count()),
-        vertex_limit: options.max_vertices,
-        in_edges: options.in_edges,
-        sort: options.sort,
-        dedupe: options.dedupe,
-    };
+    let csr_options = options.csr_options(view.vertex_count());
     // One run of slots: all the edges.
     let all = 0..edges;
     Csr::from_columns(columns, std::slice::from_ref(&all), csr_options)
@@ -674,7 +668,7 @@ fn view_of<'a>(bytes: &'a [u8], layout: &Layout) -> Result<CsrView<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dyngraph_core::{CsrOptions, WeightedEdge};
+    use dyngraph_core::{CsrOptions, StoreConfig, WeightedEdge};
 
     fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("dyngraph-csr-file-{}", std::process::id()));

@@ -10,7 +10,7 @@ use crate::parse::{
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{
     Csr, CsrOptions, DEFAULT_VERTEX_LIMIT, EdgeColumns, Error, IdKind, Location, ParseErrorKind,
-    Result,
+    Result, Semantics, StoreConfig,
 };
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -92,6 +92,25 @@ impl Default for LoadOptions {
 macro_rules! setters {
     ($($(#[$doc:meta])* $name:ident: $ty:ty => $value:expr;)*) => {
         impl LoadOptions {
+    /// The [`CsrOptions`] of a load into `vertex_count` vertices: the
+    /// in-edges, sorting, deduplication (simple semantics) and vertex
+    /// limit asked for; the input's weights are kept.
+    pub(crate) fn csr_options(&self, vertex_count: usize) -> CsrOptions {
+        let semantics = if self.dedupe {
+            Semantics::Simple
+        } else {
+            Semantics::Multigraph
+        };
+        CsrOptions::default()
+            .semantics(semantics)
+            .in_edges(self.in_edges)
+            .vertex_limit(self.max_vertices)
+            .sort(self.sort)
+            .vertex_count(vertex_count)
+    }
+}
+
+impl LoadOptions {
             $(
                 $(#[$doc])*
                 pub fn $name(mut self, $name: $ty) -> Self {
@@ -606,13 +625,7 @@ fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Re
         return crate::csr_file::csr_from_bytes(text, path, options);
     }
     let csr_of_stream = |stream: EdgeStream| {
-        let csr_options = CsrOptions {
-            vertex_count: Some(stream.vertex_count()),
-            vertex_limit: options.max_vertices,
-            in_edges: options.in_edges,
-            sort: options.sort,
-            dedupe: options.dedupe,
-        };
+        let csr_options = options.csr_options(stream.vertex_count());
         stream.to_csr(&csr_options)
     };
     let parsed = match id_plan(text, path, options)? {
@@ -661,12 +674,6 @@ fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Re
         dst: columns.dst,
         weights: (parsed.third == Third::Weight).then_some(columns.weights),
     };
-    let csr_options = CsrOptions {
-        vertex_count: Some(parsed.vertex_count),
-        vertex_limit: options.max_vertices,
-        in_edges: options.in_edges,
-        sort: options.sort,
-        dedupe: options.dedupe,
-    };
+    let csr_options = options.csr_options(parsed.vertex_count);
     Csr::from_columns(columns, &runs, csr_options)
 }

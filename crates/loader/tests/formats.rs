@@ -1,6 +1,7 @@
 //! Accepted syntax, hand-checked Matrix Market files against expected CSR
 //! arrays, options, and round trips through every writer.
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{
     Csr, CsrOptions, Edge, Graph, InEdges, InNeighbors, OutNeighbors, Semantics, TimestampedEdge,
     WeightedEdge,

@@ -3,6 +3,7 @@
 //! once with the path and a remedy, Matrix Market field types, atomic
 //! writes.
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{
     Csr, CsrOptions, Error, Graph, InEdges, InNeighbors, OutNeighbors, ParseErrorKind, Semantics,
     WeightedEdge,

@@ -20,6 +20,7 @@
 //! engine's grouped timing, the engine with one timer around the whole
 //! stream, and a bare loop of `insert_edges` calls under one timer.
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{
     Csr, CsrOptions, DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId,
 };
@@ -107,7 +108,7 @@ trait Work {
 
 fn with_store(kind: &str, store: StoreOptions, work: impl Work) {
     match kind {
-        "vcsr" => work.run::<Vcsr>(VcsrOptions::new(store)),
+        "vcsr" => work.run::<Vcsr>(VcsrOptions::from(store)),
         "pcsr" => work.run::<Pcsr>(store),
         "bal" => work.run::<Bal>(store),
         other => panic!("store {other}: vcsr, pcsr or bal"),

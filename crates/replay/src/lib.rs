@@ -5,10 +5,10 @@
 //! `dyngraph replay` command, the benches and the distributed crate alike.
 //!
 //! ```
-//! use dyngraph_core::Semantics;
+//! use dyngraph_core::{CsrRebuild, Semantics};
 //! use dyngraph_kernels::KernelName;
 //! use dyngraph_replay::{
-//!     Choice, CsrRebuild, KernelCheckpoints, ReplayOptions, Stream, plan, replay,
+//!     Choice, KernelCheckpoints, ReplayOptions, Stream, plan, replay,
 //! };
 //! use std::sync::atomic::AtomicBool;
 //!
@@ -34,7 +34,6 @@
 mod checkpoints;
 mod engine;
 mod plan;
-mod rebuild;
 mod stream;
 mod window;
 
@@ -44,6 +43,5 @@ pub use engine::{
     ReplayOptions, StoreSummary, replay,
 };
 pub use plan::{Choice, StorePlan, plan};
-pub use rebuild::CsrRebuild;
 pub use stream::{Order, Stream};
 pub use window::Window;

@@ -3,10 +3,10 @@
 //! checkpoints.
 
 use dyngraph_core::testing::{check_contract, ops, weighted_edges};
-use dyngraph_core::{Semantics, StoreOptions};
+use dyngraph_core::{CsrRebuild, Semantics, StoreOptions};
 use dyngraph_kernels::KernelName;
 use dyngraph_replay::{
-    CsrRebuild, KernelCheckpoints, NoObserver, ReplayOptions, StoreSummary, Stream, Window, replay,
+    KernelCheckpoints, NoObserver, ReplayOptions, StoreSummary, Stream, Window, replay,
 };
 use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;

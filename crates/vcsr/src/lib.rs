@@ -40,7 +40,7 @@
 //! };
 //! use dyngraph_vcsr::{Vcsr, VcsrOptions};
 //!
-//! let options = VcsrOptions::new(StoreOptions::new(Semantics::Multigraph).in_edges(true));
+//! let options = VcsrOptions::from(StoreOptions::new(Semantics::Multigraph).in_edges(true));
 //! let mut graph = Vcsr::new(options)?;
 //! // A base batch (laid out in one pass), then single edges.
 //! graph.insert_edges(&[Edge::new(0, 1), Edge::new(2, 0), Edge::new(0, 2)])?;
@@ -82,7 +82,7 @@
 //! use dyngraph_core::{GraphUpdate, OutNeighbors, Snapshots, StoreOptions};
 //! use dyngraph_vcsr::{Bal, Vcsr, VcsrOptions};
 //!
-//! let mut graph = Vcsr::new(VcsrOptions::new(StoreOptions::default()))?;
+//! let mut graph = Vcsr::new(VcsrOptions::from(StoreOptions::default()))?;
 //! graph.insert_edge(0, 1)?;
 //! graph.insert_edge(0, 2)?;
 //! let snapshot = graph.snapshot();

@@ -459,7 +459,7 @@ impl VcsrStats {
 /// use dyngraph_core::{GraphUpdate, OutNeighbors, Semantics, StoreOptions};
 /// use dyngraph_vcsr::{Vcsr, VcsrOptions};
 ///
-/// let mut graph = Vcsr::new(VcsrOptions::new(StoreOptions::new(Semantics::Multigraph)))?;
+/// let mut graph = Vcsr::new(VcsrOptions::from(StoreOptions::new(Semantics::Multigraph)))?;
 /// graph.insert_edge(0, 1)?;
 /// graph.insert_edge(0, 5)?; // grows the vertex array to 6 vertices
 /// graph.insert_edge(0, 1)?;

@@ -5,6 +5,7 @@
 //! weights; plus deterministic checks that a snapshot outlives rebalances
 //! and resizes, and that a missing capability is an error.
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::{
     Op, ReferenceGraph, check_contract, compare_with_model, ops, weighted_edges,
 };
@@ -208,9 +209,9 @@ fn snapshots_outlive_rebalances_and_resizes() {
     let options = StoreOptions::new(Semantics::Multigraph)
         .in_edges(true)
         .weighted(true);
-    snapshots_outlive_maintenance::<Vcsr>(options.into());
-    snapshots_outlive_maintenance::<Vcsr<Even>>(options.into());
-    snapshots_outlive_maintenance::<Vcsr<HistoryAdaptive>>(options.into());
+    snapshots_outlive_maintenance::<Vcsr>(StoreConfig::from_shared(options));
+    snapshots_outlive_maintenance::<Vcsr<Even>>(StoreConfig::from_shared(options));
+    snapshots_outlive_maintenance::<Vcsr<HistoryAdaptive>>(StoreConfig::from_shared(options));
     snapshots_outlive_maintenance::<Pcsr>(options);
     // Bal does no maintenance (`maintenance()` is `None`): nothing to count.
     let bal = Bal::from_edges(&fixed_stream(10, 3, 0..4), options).unwrap();
@@ -222,7 +223,7 @@ fn snapshots_outlive_rebalances_and_resizes() {
 /// 1.0; so do its snapshot views. Built with them, both answer.
 fn missing_capabilities_are_errors<S: DynamicStore>() {
     let edges = [WeightedEdge::new(0, 1, 2.5), WeightedEdge::new(1, 0, 4.0)];
-    let bare = S::from_edges(&edges[..], StoreOptions::default().into()).unwrap();
+    let bare = S::from_edges(&edges[..], S::Options::from_shared(StoreOptions::default())).unwrap();
     let snapshot = bare.snapshot();
     let view = bare.view(&snapshot).unwrap();
     // The store names itself; a view may name itself (a copy-before-write
@@ -260,7 +261,7 @@ fn missing_capabilities_are_errors<S: DynamicStore>() {
 
     let full = S::from_edges(
         &edges[..],
-        StoreOptions::default().in_edges(true).weighted(true).into(),
+        S::Options::from_shared(StoreOptions::default().in_edges(true).weighted(true)),
     )
     .unwrap();
     let snapshot = full.snapshot();
@@ -304,7 +305,7 @@ fn a_store_built_without_a_capability_refuses_to_read_it() {
 /// A snapshot from one store (or from a clone of it, which starts its own
 /// snapshot family) is refused by another.
 fn foreign_snapshots_are_refused<S: DynamicStore + Clone>() {
-    let store = S::from_edges(&[(0u32, 1u32)][..], StoreOptions::default().into()).unwrap();
+    let store = S::from_edges(&[(0u32, 1u32)][..], S::Options::from_shared(StoreOptions::default())).unwrap();
     let clone = store.clone();
     let snapshot = store.snapshot();
     assert!(store.view(&snapshot).is_ok());

@@ -3,15 +3,16 @@
 
 mod common;
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
 use dyngraph_core::{
     Csr, CsrOptions, Edge, Graph, GraphUpdate, OutNeighbors, Snapshots, StoreOptions, VertexId,
 };
 use dyngraph_vcsr::{Even, GapPolicy, HistoryAdaptive, Vcsr, VcsrOptions, VcsrSnapshot};
 
-impl<P: GapPolicy + Clone + Default + Sync> common::Store for Vcsr<P> {
+impl<P: GapPolicy + Clone + Default + Sync + std::fmt::Debug> common::Store for Vcsr<P> {
     fn build(options: StoreOptions) -> Self {
-        Vcsr::new(VcsrOptions::from(options)).unwrap()
+        Vcsr::new(VcsrOptions::from_shared(options)).unwrap()
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -39,12 +40,12 @@ mod history_adaptive_policy {
 
 /// `Vcsr` with the default policy, from store options.
 fn vcsr(options: StoreOptions) -> Vcsr {
-    Vcsr::new(VcsrOptions::new(options)).unwrap()
+    Vcsr::new(VcsrOptions::from(options)).unwrap()
 }
 
 #[test]
 fn refuses_a_vertex_limit_past_two_to_the_31() {
-    let err = Vcsr::new(VcsrOptions::new(
+    let err = Vcsr::new(VcsrOptions::from(
         StoreOptions::default().vertex_limit(1 << 32),
     ))
     .unwrap_err();
@@ -339,10 +340,10 @@ mod snapshot_model {
 fn pma_options_are_selectable_and_checked() {
     use dyngraph_vcsr::{PmaOptions, default_out_edge_pma_options};
     let bad = PmaOptions::default().section_size(0);
-    let err = Vcsr::new(VcsrOptions::new(StoreOptions::default()).out_edge_array(bad)).unwrap_err();
+    let err = Vcsr::new(VcsrOptions::from(StoreOptions::default()).out_edge_array(bad)).unwrap_err();
     assert!(err.to_string().contains("pma options"), "{err}");
     let err =
-        Vcsr::new(VcsrOptions::new(StoreOptions::default().in_edges(true)).in_edge_array(bad))
+        Vcsr::new(VcsrOptions::from(StoreOptions::default().in_edges(true)).in_edge_array(bad))
             .unwrap_err();
     assert!(err.to_string().contains("pma options"), "{err}");
     // A denser root bound keeps fewer slots per edge.
@@ -352,7 +353,7 @@ fn pma_options_are_selectable_and_checked() {
     let dense = default_out_edge_pma_options().thresholds(thresholds);
     let mut sparse_graph = vcsr(StoreOptions::default());
     let mut dense_graph =
-        Vcsr::new(VcsrOptions::new(StoreOptions::default()).edge_arrays(dense)).unwrap();
+        Vcsr::new(VcsrOptions::from(StoreOptions::default()).edge_arrays(dense)).unwrap();
     // The same growth factor (1.5) under a 0.9 instead of a 0.75 root
     // bound: the denser array never needs more slots.
     let edges = &common::read_edges(&common::bundled_sample())[..52_000];
@@ -406,7 +407,7 @@ fn in_edges_are_kept_denser_than_out_edges_by_default() {
     let store = StoreOptions::default().in_edges(true);
     let mut graph = vcsr(store);
     let options = graph.options().clone();
-    assert_eq!(options, VcsrOptions::new(store));
+    assert_eq!(options, VcsrOptions::from(store));
     assert_eq!(options, VcsrOptions::from(store));
     let (out_upper, in_upper) = (
         options.out_edge_array.thresholds.root_upper,
@@ -435,7 +436,7 @@ fn in_edges_are_kept_denser_than_out_edges_by_default() {
     assert!(stats.in_slots < stats.out_slots, "{stats:?}");
 
     let same = Vcsr::new(
-        VcsrOptions::new(StoreOptions::default().in_edges(true))
+        VcsrOptions::from(StoreOptions::default().in_edges(true))
             .edge_arrays(default_out_edge_pma_options()),
     )
     .unwrap();

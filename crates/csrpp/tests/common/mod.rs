@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, unreachable_pub)]
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{
     Capability, Edge, EdgeWeights, Error, Graph, InEdges, InNeighbors, OutNeighbors, Semantics,
     VertexId, WeightedNeighbors,

@@ -3,11 +3,11 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use dyngraph_core::{Csr, GraphStore, StoreOptions, VertexId};
+use dyngraph_core::{Csr, CsrRebuild, GraphStore, StoreOptions, VertexId};
 use dyngraph_kernels::{KernelName, KernelOutput};
 use dyngraph_loader::{LoadOptions, load_edge_stream};
 use dyngraph_replay::{
-    CsrRebuild, NoObserver, ReplayOptions, StoreSummary, Stream, kernel_options, replay,
+    NoObserver, ReplayOptions, StoreSummary, Stream, kernel_options, replay,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

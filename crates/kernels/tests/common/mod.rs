@@ -4,6 +4,7 @@
 //! every store at 1 and 2 threads and checks the results.
 #![allow(dead_code, unreachable_pub)]
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::ReferenceGraph;
 use dyngraph_core::{
     Csr, CsrOptions, Graph, GraphUpdate, ReadGraph, Semantics, VertexId, WeightedEdge,

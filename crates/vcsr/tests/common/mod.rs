@@ -3,6 +3,7 @@
 //! Each store's test file plugs its constructor in.
 #![allow(dead_code, unreachable_pub)]
 
+use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
 use dyngraph_core::{
     Csr, CsrOptions, Edge, Error, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors,
