@@ -245,7 +245,6 @@ pub fn replay<S: DynamicStore>(
     };
     dyngraph_replay::replay::<S>(
         S::Options::from_shared(store_options),
-        store_options,
         &workload.stream(),
         &options,
         &AtomicBool::new(false),

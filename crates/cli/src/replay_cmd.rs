@@ -200,7 +200,6 @@ impl StoreWork for ReplayOne<'_> {
         let mut observers = (Progress(self.progress), &mut *self.checkpoints);
         let (summary, _store): (StoreSummary, S) = replay(
             options,
-            store,
             self.stream,
             self.options,
             &STOP,

@@ -42,7 +42,6 @@ fn main() -> Result<(), dyngraph_core::Error> {
         let (summary, _) = pool.install(|| {
             dyngraph_replay::replay::<dyngraph_core::CsrRebuild>(
                 store,
-                store,
                 &stream,
                 &options,
                 &std::sync::atomic::AtomicBool::new(false),

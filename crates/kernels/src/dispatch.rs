@@ -11,23 +11,35 @@ use std::str::FromStr;
 
 /// Every kernel, by its GAPBS short name (`bfs`, `pr`, `sssp`, `cc`,
 /// `cc_sv`, `bc`, `tc`) plus `rw` for reverse walks.
+///
+/// With the `clap` feature it is a `clap::ValueEnum` under the same names
+/// (plus the aliases `cc-sv` and `walk`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum KernelName {
     /// Direction-optimizing BFS.
+    #[cfg_attr(feature = "clap", value(name = "bfs"))]
     Bfs,
-    /// PageRank.
+    /// PageRank, 20 iterations.
+    #[cfg_attr(feature = "clap", value(name = "pr"))]
     PageRank,
     /// Delta-stepping SSSP.
+    #[cfg_attr(feature = "clap", value(name = "sssp"))]
     Sssp,
     /// Afforest connected components.
+    #[cfg_attr(feature = "clap", value(name = "cc"))]
     Afforest,
     /// Shiloach-Vishkin connected components.
+    #[cfg_attr(feature = "clap", value(name = "cc_sv", alias = "cc-sv"))]
     ShiloachVishkin,
-    /// Brandes betweenness centrality.
+    /// Brandes betweenness centrality (sampled sources).
+    #[cfg_attr(feature = "clap", value(name = "bc"))]
     Bc,
     /// Ordered triangle counting.
+    #[cfg_attr(feature = "clap", value(name = "tc"))]
     Triangles,
     /// k-step reverse walks.
+    #[cfg_attr(feature = "clap", value(name = "rw", alias = "walk"))]
     ReverseWalks,
 }
 

@@ -12,7 +12,7 @@
 //! cargo run --release -p dyngraph-replay --example peers_probe -- views FILE STORE REPS [THREADS]
 //! cargo run --release -p dyngraph-replay --example peers_probe -- once FILE STORE KERNEL [THREADS]
 //! ```
-//! `STORE` is `vcsr`, `pcsr` or `bal`. `views` builds the store the way
+//! `STORE` is any store of the registry (`vcsr`, `pcsr`, `bal`, `csrpp`, ...). `views` builds the store the way
 //! `replay --base 30 --batch 1` does (30 % bulk, the rest one edge at a
 //! time) with in-edges, then times PageRank (20 iterations) and BFS on the
 //! store's snapshot view and on `Csr`. `once` runs one kernel once on the
@@ -26,8 +26,9 @@ use dyngraph_core::{
 };
 use dyngraph_kernels::{KernelName, KernelOptions, run};
 use dyngraph_loader::{LoadOptions, load_edge_stream};
-use dyngraph_replay::{NoObserver, ReplayOptions, Stream, kernel_options, replay};
-use dyngraph_vcsr::{Bal, Pcsr, Vcsr, VcsrOptions};
+use dyngraph_replay::{
+    NoObserver, ReplayOptions, StoreKind, StoreSettings, StoreVisitor, Stream, kernel_options, replay,
+};
 use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -101,18 +102,10 @@ fn kernels(args: &[String]) {
     }
 }
 
-/// What the replay modes run on every store kind.
-trait Work {
-    fn run<S: DynamicStore>(self, options: S::Options);
-}
-
-fn with_store(kind: &str, store: StoreOptions, work: impl Work) {
-    match kind {
-        "vcsr" => work.run::<Vcsr>(VcsrOptions::from(store)),
-        "pcsr" => work.run::<Pcsr>(store),
-        "bal" => work.run::<Bal>(store),
-        other => panic!("store {other}: vcsr, pcsr or bal"),
-    }
+/// Runs `work` on the store `kind` names, through the registry.
+fn with_store(kind: &str, store: StoreOptions, work: impl StoreVisitor<Output = ()>) {
+    let kind: StoreKind = kind.parse().expect("a store name");
+    kind.visit(&StoreSettings::default(), store, work);
 }
 
 struct ReplayWork<'a> {
@@ -122,8 +115,10 @@ struct ReplayWork<'a> {
     reps: usize,
 }
 
-impl Work for ReplayWork<'_> {
-    fn run<S: DynamicStore>(self, options: S::Options) {
+impl StoreVisitor for ReplayWork<'_> {
+    type Output = ();
+
+    fn visit<S: DynamicStore>(self, options: S::Options) {
         let stop = AtomicBool::new(false);
         let grouped = ReplayOptions {
             base_percent: self.base,
@@ -145,7 +140,6 @@ impl Work for ReplayWork<'_> {
             if runs("grouped") {
                 let (summary, store) = replay::<S>(
                     options.clone(),
-                    self.store,
                     self.stream,
                     &grouped,
                     &stop,
@@ -158,7 +152,6 @@ impl Work for ReplayWork<'_> {
             if runs("one") {
                 let (summary, store) = replay::<S>(
                     options.clone(),
-                    self.store,
                     self.stream,
                     &one_timer,
                     &stop,
@@ -217,7 +210,7 @@ impl Work for ReplayWork<'_> {
 }
 
 /// Builds `S` as a replay with `--batch 1` does.
-fn replayed<S: DynamicStore>(stream: &Stream, options: S::Options, store: StoreOptions) -> S {
+fn replayed<S: DynamicStore>(stream: &Stream, options: S::Options) -> S {
     let options_replay = ReplayOptions {
         base_percent: 30.0,
         batch: 1,
@@ -225,7 +218,6 @@ fn replayed<S: DynamicStore>(stream: &Stream, options: S::Options, store: StoreO
     };
     replay::<S>(
         options,
-        store,
         stream,
         &options_replay,
         &AtomicBool::new(false),
@@ -237,14 +229,15 @@ fn replayed<S: DynamicStore>(stream: &Stream, options: S::Options, store: StoreO
 
 struct ViewWork<'a> {
     stream: &'a Stream,
-    store: StoreOptions,
     reps: usize,
     threads: usize,
 }
 
-impl Work for ViewWork<'_> {
-    fn run<S: DynamicStore>(self, options: S::Options) {
-        let store: S = replayed(self.stream, options, self.store);
+impl StoreVisitor for ViewWork<'_> {
+    type Output = ();
+
+    fn visit<S: DynamicStore>(self, options: S::Options) {
+        let store: S = replayed(self.stream, options);
         let snapshot = store.snapshot();
         let view = store.view(&snapshot).expect("view");
         let csr = store.to_csr().expect("csr");
@@ -283,14 +276,15 @@ impl Work for ViewWork<'_> {
 
 struct OnceWork<'a> {
     stream: &'a Stream,
-    store: StoreOptions,
     kernel: KernelOptions,
     threads: usize,
 }
 
-impl Work for OnceWork<'_> {
-    fn run<S: DynamicStore>(self, options: S::Options) {
-        let store: S = replayed(self.stream, options, self.store);
+impl StoreVisitor for OnceWork<'_> {
+    type Output = ();
+
+    fn visit<S: DynamicStore>(self, options: S::Options) {
+        let store: S = replayed(self.stream, options);
         let snapshot = store.snapshot();
         let view = store.view(&snapshot).expect("view");
         let seconds = pool(self.threads).install(|| time(|| run(&view, &self.kernel)));
@@ -332,7 +326,6 @@ fn main() {
                 store,
                 ViewWork {
                     stream: &stream,
-                    store,
                     reps: rest[2].parse().expect("reps"),
                     threads: rest.get(3).map_or(1, |t| t.parse().expect("threads")),
                 },
@@ -362,7 +355,6 @@ fn main() {
                 store,
                 OnceWork {
                     stream: &stream,
-                    store,
                     kernel: kernel_options(kernel, source),
                     threads,
                 },

@@ -27,7 +27,7 @@
 
 use crate::Stream;
 use crate::window::{Window, WindowState};
-use dyngraph_core::{DynamicStore, Edge, Result, Semantics, StoreOptions};
+use dyngraph_core::{DynamicStore, Edge, Result, Semantics, StoreConfig};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -251,18 +251,18 @@ fn gcd(a: usize, b: usize) -> usize {
 /// first [`ReplayOptions::base_percent`] of the stream bulk-built with
 /// [`FromEdges::from_edges`](dyngraph_core::FromEdges::from_edges), then
 /// the rest in timed batches of inserts (and window deletes), each batch
-/// ended with `end_batch`. `store_options` says which capabilities the
-/// store was built with (weights are passed only when it keeps them).
-/// Stops between groups when `stop` is set. Returns the summary (kernels
-/// and timeline left empty for the observer's owner to fill) and the store.
+/// ended with `end_batch`; weights are passed only when the options keep
+/// them. Stops between groups when `stop` is set. Returns the summary
+/// (kernels and timeline left empty for the observer's owner to fill) and
+/// the store.
 pub fn replay<S: DynamicStore>(
     options: S::Options,
-    store_options: StoreOptions,
     stream: &Stream,
     replay: &ReplayOptions,
     stop: &AtomicBool,
     observer: &mut impl Observer<S>,
 ) -> Result<(StoreSummary, S)> {
+    let store_options = *options.shared();
     let len = stream.len();
     let base_len = ((len as f64) * replay.base_percent / 100.0).floor() as usize;
     let batch = replay.batch.max(1);

@@ -33,7 +33,10 @@
 
 mod checkpoints;
 mod engine;
+mod job;
 mod plan;
+mod registry;
+mod report;
 mod stream;
 mod window;
 
@@ -42,6 +45,9 @@ pub use engine::{
     GroupRecord, KernelPoint, KernelSummary, Latency, NoObserver, Observer, Position, RankedVertex,
     ReplayOptions, StoreSummary, replay,
 };
+pub use job::{ReplayProgress, ReplaySpec, read_stream, run, run_on};
 pub use plan::{Choice, StorePlan, plan};
+pub use report::{CsvRow, InputSummary, Report};
+pub use registry::{GapPolicyKind, StoreKind, StoreSettings, StoreVisitor};
 pub use stream::{Order, Stream};
 pub use window::Window;

@@ -15,7 +15,6 @@ fn run(stream: &Stream, options: ReplayOptions) -> StoreSummary {
     let store = StoreOptions::new(options.semantics);
     replay::<CsrRebuild>(
         store,
-        store,
         stream,
         &options,
         &AtomicBool::new(false),
@@ -150,7 +149,6 @@ fn groups_end_at_every_kernel_checkpoint() {
     let mut checkpoints = KernelCheckpoints::new(vec![KernelName::Bfs], Some(300), true, 0);
     let (summary, _) = replay::<CsrRebuild>(
         store,
-        store,
         &stream,
         &options,
         &AtomicBool::new(false),
@@ -175,7 +173,6 @@ fn an_interrupted_replay_stops_between_groups() {
     let stream = Stream::from_pairs((0..100u32).map(|i| (i, i + 1)));
     let store = StoreOptions::default();
     let (summary, _) = replay::<CsrRebuild>(
-        store,
         store,
         &stream,
         &ReplayOptions::default(),
@@ -225,7 +222,6 @@ fn pagerank_names_its_top_vertices_by_their_original_ids() {
     let mut checkpoints =
         KernelCheckpoints::new(vec![KernelName::PageRank], None, true, 0).with_ids(Some(ids));
     replay::<CsrRebuild>(
-        store,
         store,
         &stream,
         &ReplayOptions::default(),

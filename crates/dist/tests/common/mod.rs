@@ -53,7 +53,6 @@ pub fn single_machine(
     let store = store.in_edges(false);
     let (summary, store) = replay::<CsrRebuild>(
         store,
-        store,
         stream,
         replay_options,
         &AtomicBool::new(false),

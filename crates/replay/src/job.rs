@@ -1,0 +1,303 @@
+//! A replay as one library call: a [`ReplaySpec`] in, a [`Report`] out.
+//!
+//! The spec says everything `dyngraph replay` takes on its command line:
+//! the input, the stores (by [`StoreKind`]), base, batches, order, window,
+//! capabilities, kernels and checkpoints. [`run`] reads the input, plans
+//! the capabilities, replays into each store through the registry and the
+//! engine, and returns the report; the CLI only parses arguments into a
+//! spec and prints the report.
+//!
+//! ```
+//! use dyngraph_replay::{ReplaySpec, StoreKind, run};
+//! use dyngraph_kernels::KernelName;
+//! use std::sync::atomic::AtomicBool;
+//!
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
+//! let mut spec = ReplaySpec::new(path);
+//! spec.stores = vec![StoreKind::Vcsr, StoreKind::Csrpp];
+//! spec.replay.batch = 1000;
+//! spec.kernels = vec![KernelName::PageRank];
+//! spec.verify = true;
+//! let report = run(&spec, &mut (), &AtomicBool::new(false))?;
+//! assert_eq!(report.stores.len(), 2);
+//! assert_eq!(report.stores[0].edges, 59_835);
+//! assert!(report.verify_failures.is_empty());
+//! # Ok::<(), dyngraph_core::Error>(())
+//! ```
+
+use crate::checkpoints::KernelCheckpoints;
+use crate::engine::{Observer, Position, ReplayOptions, StoreSummary, replay};
+use crate::plan::{Choice, plan};
+use crate::registry::{StoreKind, StoreSettings, StoreVisitor};
+use crate::report::{InputSummary, Report};
+use crate::stream::{Order, Stream};
+use crate::window::Window;
+use dyngraph_core::{DynamicStore, Error, Result, Semantics, VertexId};
+use dyngraph_kernels::KernelName;
+use dyngraph_loader::{LoadOptions, load_edge_stream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Everything a replay job is asked to do.
+#[derive(Clone, Debug)]
+pub struct ReplaySpec {
+    /// The input: any format the loader reads.
+    pub input: PathBuf,
+    /// How the input is read.
+    pub load: LoadOptions,
+    /// The stores to replay into, one after another over the same stream
+    /// (repeats are replayed once).
+    pub stores: Vec<StoreKind>,
+    /// Knobs of particular stores (gap policy, durable directory, sync).
+    pub settings: StoreSettings,
+    /// Base percentage, batch size, window, semantics, timed group.
+    pub replay: ReplayOptions,
+    /// Arrival order.
+    pub order: Order,
+    /// Seed for [`Order::Shuffle`].
+    pub seed: u64,
+    /// Insert every edge in both directions.
+    pub undirected: bool,
+    /// Keep in-edges: [`Choice::Auto`] when a kernel uses them.
+    pub in_edges: Choice,
+    /// Keep weights: [`Choice::Auto`] when the input has them.
+    pub weights: Choice,
+    /// Kernels to run at checkpoints and at the end.
+    pub kernels: Vec<KernelName>,
+    /// Run the kernels every this many batches (`None`: at the end only).
+    pub every: Option<usize>,
+    /// Check every kernel result with its verifier.
+    pub verify: bool,
+    /// The source of BFS and SSSP; default: the first arrival's source.
+    pub source: Option<VertexId>,
+}
+
+impl ReplaySpec {
+    /// A replay of `input` into VCSR and CSR++, edge at a time after a 10%
+    /// base, in file order, no kernels: `dyngraph replay FILE`.
+    pub fn new(input: impl Into<PathBuf>) -> Self {
+        Self {
+            input: input.into(),
+            load: LoadOptions::default(),
+            stores: vec![StoreKind::Vcsr, StoreKind::Csrpp],
+            settings: StoreSettings::default(),
+            replay: ReplayOptions::default(),
+            order: Order::File,
+            seed: 1,
+            undirected: false,
+            in_edges: Choice::Auto,
+            weights: Choice::Auto,
+            kernels: Vec::new(),
+            every: None,
+            verify: false,
+            source: None,
+        }
+    }
+
+    /// The stores in order, each once.
+    pub fn unique_stores(&self) -> Vec<StoreKind> {
+        let mut unique = Vec::new();
+        for &kind in &self.stores {
+            if !unique.contains(&kind) {
+                unique.push(kind);
+            }
+        }
+        unique
+    }
+
+    /// Checks what can be checked before the input is read.
+    fn check(&self) -> Result<()> {
+        if self.stores.is_empty() {
+            return Err(Error::InvalidArgument(
+                "no store to replay into: name at least one".into(),
+            ));
+        }
+        if self.stores.contains(&StoreKind::Durable)
+            && let Some(dir) = &self.settings.durable_dir
+        {
+            if dir.is_file() {
+                return Err(Error::InvalidArgument(format!(
+                    "{} is a file: the durable store needs a directory",
+                    dir.display()
+                )));
+            }
+            if dir.join("superblock").exists() {
+                return Err(Error::InvalidArgument(format!(
+                    "{} already holds a durable store: replay creates a fresh one, so remove it or pick another directory",
+                    dir.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a running job tells its caller between timed groups (never inside
+/// one): a progress bar's hooks. Every method does nothing by default; `()`
+/// is the silent progress.
+pub trait ReplayProgress {
+    /// A store's replay starts: `timed` arrivals follow the base.
+    fn start(&mut self, store: StoreKind, timed: u64) {
+        let _ = (store, timed);
+    }
+
+    /// `done` of the store's timed arrivals are applied.
+    fn advance(&mut self, done: u64) {
+        let _ = done;
+    }
+
+    /// The store's replay is over.
+    fn finish(&mut self) {}
+}
+
+impl ReplayProgress for () {}
+
+/// Reads the spec's input into the stream it replays: reordered, doubled
+/// when undirected. An input without edges is an error.
+pub fn read_stream(spec: &ReplaySpec) -> Result<Stream> {
+    let mut stream = Stream::from(load_edge_stream(&spec.input, &spec.load)?);
+    if stream.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "nothing to replay: {} has no edges (only comments, blank lines or a header); give a file with at least one edge",
+            spec.input.display()
+        )));
+    }
+    stream.reorder(spec.order, spec.seed)?;
+    if spec.undirected {
+        stream = stream.symmetrized();
+    }
+    if let Some(Window::Time(_)) = spec.replay.window
+        && stream.timestamps.is_none()
+    {
+        return Err(Error::InvalidArgument(format!(
+            "window {} is in timestamp units but {} has no timestamp column: use an edge count such as 5000edges",
+            spec.replay.window.map(|w| w.to_string()).unwrap_or_default(),
+            spec.input.display()
+        )));
+    }
+    Ok(stream)
+}
+
+/// Runs the replay the spec describes on this machine: every store in
+/// turn over the same stream, kernels at the checkpoints. Stops between
+/// timed groups once `stop` is set (the store's summary then says
+/// `interrupted`, and later stores are skipped).
+pub fn run(spec: &ReplaySpec, progress: &mut dyn ReplayProgress, stop: &AtomicBool) -> Result<Report> {
+    spec.check()?;
+    let stream = read_stream(spec)?;
+    run_on(spec, &stream, progress, stop)
+}
+
+/// [`run`] on a stream already read (with [`read_stream`]).
+pub fn run_on(
+    spec: &ReplaySpec,
+    stream: &Stream,
+    progress: &mut dyn ReplayProgress,
+    stop: &AtomicBool,
+) -> Result<Report> {
+    let plan = plan(
+        spec.replay.semantics,
+        spec.in_edges,
+        spec.weights,
+        &spec.kernels,
+        stream.weights.is_some(),
+    );
+    let source = spec
+        .source
+        .unwrap_or_else(|| stream.src.first().copied().unwrap_or(0));
+    let mut notes = Vec::new();
+    let mut summaries = Vec::new();
+    let mut verify_failures = Vec::new();
+    for kind in spec.unique_stores() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let (shared, dropped) = kind.fit(plan.options);
+        notes.extend(dropped);
+        let mut checkpoints =
+            KernelCheckpoints::new(spec.kernels.clone(), spec.every, spec.verify, source)
+                .with_ids(stream.ids.clone());
+        let base = ((stream.len() as f64) * spec.replay.base_percent / 100.0).floor() as u64;
+        progress.start(kind, stream.len() as u64 - base);
+        let work = ReplayOne {
+            stream,
+            options: &spec.replay,
+            checkpoints: &mut checkpoints,
+            progress: ProgressObserver { progress, base },
+            stop,
+        };
+        let mut summary = kind.visit(&spec.settings, shared, work)?;
+        progress.finish();
+        summary.store = kind.name().to_string();
+        summary.kernels = std::mem::take(&mut checkpoints.latest);
+        summary.kernel_timeline = std::mem::take(&mut checkpoints.timeline);
+        verify_failures.extend(
+            checkpoints
+                .failures
+                .iter()
+                .map(|failure| format!("{}: {failure}", kind.name())),
+        );
+        summaries.push(summary);
+    }
+    notes.dedup();
+    Ok(Report {
+        input: InputSummary {
+            path: spec.input.clone(),
+            edges: stream.len() as u64,
+            vertices: stream.vertex_count() as u64,
+            order: spec.order,
+            seed: spec.seed,
+            base_pct: spec.replay.base_percent,
+            batch: spec.replay.batch,
+            window: spec.replay.window.map(|w| w.to_string()),
+            undirected: spec.undirected,
+            simple: spec.replay.semantics == Semantics::Simple,
+            in_edges: plan.in_edges_reason,
+            weights: plan.weights_reason,
+            threads: rayon::current_num_threads(),
+        },
+        stores: summaries,
+        notes,
+        verify_failures,
+    })
+}
+
+/// Moves the caller's progress between timed groups, counting the timed
+/// arrivals only (the base is bulk-built before the first).
+struct ProgressObserver<'a> {
+    progress: &'a mut dyn ReplayProgress,
+    base: u64,
+}
+
+impl<S> Observer<S> for ProgressObserver<'_> {
+    fn after_group(&mut self, _: &S, position: Position) -> Result<()> {
+        self.progress
+            .advance((position.arrivals as u64).saturating_sub(self.base));
+        Ok(())
+    }
+}
+
+/// One store's replay, generic over the store type.
+struct ReplayOne<'a> {
+    stream: &'a Stream,
+    options: &'a ReplayOptions,
+    checkpoints: &'a mut KernelCheckpoints,
+    progress: ProgressObserver<'a>,
+    stop: &'a AtomicBool,
+}
+
+impl StoreVisitor for ReplayOne<'_> {
+    type Output = Result<StoreSummary>;
+
+    fn visit<S: DynamicStore>(self, options: S::Options) -> Result<StoreSummary> {
+        let mut observers = (self.progress, &mut *self.checkpoints);
+        let (summary, _store): (StoreSummary, S) = replay(
+            options,
+            self.stream,
+            self.options,
+            self.stop,
+            &mut observers,
+        )?;
+        Ok(summary)
+    }
+}
