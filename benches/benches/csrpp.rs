@@ -25,12 +25,12 @@
 //! `CSRPP_BENCH_GROUPS` and `CSRPP_BENCH_INPUTS` (comma-separated name
 //! prefixes, e.g. `batch,kernels` and `kron`) restrict what is built and run.
 
-use dyngraph_core::StoreConfig;
+use dyngraph::core::StoreConfig;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use dyngraph_core::{Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, VertexId};
-use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};
-use dyngraph_kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
-use dyngraph_loader::{ArrivalOrder, Generator, LoadOptions, load_edge_stream};
+use dyngraph::core::{Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, VertexId};
+use dyngraph::csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};
+use dyngraph::kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
+use dyngraph::loader::{ArrivalOrder, Generator, LoadOptions, load_edge_stream};
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

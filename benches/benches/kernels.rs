@@ -16,11 +16,11 @@
 //! benchmark ids that contain one of them, skipping their verification run
 //! too.
 
-use dyngraph_core::StoreConfig;
+use dyngraph::core::StoreConfig;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use dyngraph_core::{Csr, CsrOptions, Graph, OutNeighbors, VertexId, WeightedEdge};
-use dyngraph_kernels::{KernelName, KernelOptions, run, verify};
-use dyngraph_loader::{Generator, LoadOptions, load_edge_stream};
+use dyngraph::core::{Csr, CsrOptions, Graph, OutNeighbors, VertexId, WeightedEdge};
+use dyngraph::kernels::{KernelName, KernelOptions, run, verify};
+use dyngraph::loader::{Generator, LoadOptions, load_edge_stream};
 use petgraph::graph::{DiGraph, NodeIndex};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -12,7 +12,7 @@
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use dyngraph_benches::kronecker_bench_file;
-use dyngraph_loader::{Format, LoadOptions, load_csr, load_edge_stream};
+use dyngraph::loader::{Format, LoadOptions, load_csr, load_edge_stream};
 use graph_builder::prelude::*;
 use rayon::prelude::*;
 use std::hint::black_box;

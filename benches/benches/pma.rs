@@ -9,7 +9,7 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use dyngraph_benches::{RunWorkload, run_workload};
-use dyngraph_pma::{
+use dyngraph::pma::{
     DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet, PmaOptions,
 };
 use std::hint::black_box;

@@ -46,7 +46,7 @@
 //! `cargo run -p dyngraph-benches --bin report` turns the results into
 //! `docs/benchmarks/`.
 
-use dyngraph_core::StoreConfig;
+use dyngraph::core::StoreConfig;
 use criterion::measurement::WallTime;
 use criterion::{
     BatchSize, Bencher, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, criterion_group,
@@ -56,11 +56,11 @@ use dyngraph_benches::sahu::{
     SahuInput, WALK_STEPS, graph_builder_graph, graph_builder_walks, graph_map, petgraph_csr,
     reverse_walks_with, sahu_inputs, stable_graph, stable_graph_delete, stable_graph_insert,
 };
-use dyngraph_core::{Csr, CsrOptions, DynamicStore, Edge, FromEdges, GraphUpdate, StoreOptions};
-use dyngraph_csrpp::{CsrPP, CsrPPOptions};
-use dyngraph_kernels::{PageRankOptions, ReverseWalkOptions, pagerank, reverse_walks};
-use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
-use dyngraph_vcsr::{Pcsr, Vcsr};
+use dyngraph::core::{Csr, CsrOptions, DynamicStore, Edge, FromEdges, GraphUpdate, StoreOptions};
+use dyngraph::csrpp::{CsrPP, CsrPPOptions};
+use dyngraph::kernels::{PageRankOptions, ReverseWalkOptions, pagerank, reverse_walks};
+use dyngraph::loader::{LoadOptions, load_csr, load_edge_stream};
+use dyngraph::vcsr::{Pcsr, Vcsr};
 use graph_builder::prelude::{CsrLayout, DirectedCsrGraph, EdgeListInput, GraphBuilder};
 use petgraph::graph::NodeIndex;
 use petgraph::prelude::{DiGraphMap, StableDiGraph};

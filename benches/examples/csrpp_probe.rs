@@ -10,14 +10,14 @@
 //! cargo run --release -p dyngraph-benches --example csrpp_probe -- [scale] [reps] [batch|kernels|all]
 //! ```
 
-use dyngraph_core::StoreConfig;
+use dyngraph::core::StoreConfig;
 use dyngraph_benches::process_cpu_time;
-use dyngraph_core::{
+use dyngraph::core::{
     Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, InEdges, OutNeighbors, VertexId,
 };
-use dyngraph_csrpp::{CsrPP, CsrPPOptions};
-use dyngraph_kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
-use dyngraph_loader::{ArrivalOrder, Generator};
+use dyngraph::csrpp::{CsrPP, CsrPPOptions};
+use dyngraph::kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
+use dyngraph::loader::{ArrivalOrder, Generator};
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -294,7 +294,7 @@ fn profile(edges: &[Edge], reps: usize, store: &str) {
 /// The per-vertex read path alone: sums of out-degrees and of in-neighbour
 /// ids over every vertex, on `Csr` and a freshly loaded `CsrPP`.
 fn scan(edges: &[Edge], reps: usize) {
-    use dyngraph_core::InNeighbors;
+    use dyngraph::core::InNeighbors;
     let csr = Csr::from_edges(edges, CsrOptions::default().sort(true).in_edges(true)).unwrap();
     let fresh = CsrPP::from_edges(edges, base_config().in_edges(true)).unwrap();
     let n = csr.vertex_count() as VertexId;

@@ -15,7 +15,7 @@
 //! and is reported with the number of inserts it reached (marked `*`).
 
 use dyngraph_benches::{RunWorkload, run_workload};
-use dyngraph_pma::{
+use dyngraph::pma::{
     DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet, PmaStats,
 };
 use rand::{Rng, SeedableRng};

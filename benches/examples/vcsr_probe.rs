@@ -24,15 +24,15 @@
 //! `../shared/data`), `college` (the bundled sample), `kron<S>x<EF>` (a
 //! shuffled Kronecker stream of `EF * 2^S` edges, 10 % base).
 
-use dyngraph_core::StoreConfig;
+use dyngraph::core::StoreConfig;
 use dyngraph_benches::process_cpu_time;
 use dyngraph_benches::replay::{
     ArrivalOrderCsr, Workload, bundled_sample, in_pool, kronecker_edges, mathoverflow, read_edges,
     shared_data, split,
 };
-use dyngraph_core::{Csr, CsrOptions, GraphUpdate, InEdges, OutNeighbors, StoreOptions};
-use dyngraph_kernels::PageRankOptions;
-use dyngraph_vcsr::{Pcsr, Vcsr, VcsrOptions};
+use dyngraph::core::{Csr, CsrOptions, GraphUpdate, InEdges, OutNeighbors, StoreOptions};
+use dyngraph::kernels::PageRankOptions;
+use dyngraph::vcsr::{Pcsr, Vcsr, VcsrOptions};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -44,7 +44,7 @@ fn pagerank<G: OutNeighbors + InEdges + Sync>(graph: &G, iterations: usize) -> V
         max_iterations: iterations,
         ..PageRankOptions::default()
     };
-    dyngraph_kernels::pagerank(graph, &options)
+    dyngraph::kernels::pagerank(graph, &options)
         .expect("valid options")
         .scores
 }

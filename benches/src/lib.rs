@@ -7,7 +7,7 @@
 pub mod replay;
 pub mod sahu;
 
-use dyngraph_core::{Edge, VertexId};
+use dyngraph::core::{Edge, VertexId};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -128,9 +128,9 @@ pub fn run_workload(workload: RunWorkload, runs: u32, elements: usize, seed: u64
 /// and reused afterwards. Returns the path and the edge count.
 pub fn kronecker_bench_file(
     scale: u32,
-    format: dyngraph_loader::Format,
+    format: dyngraph::loader::Format,
 ) -> (std::path::PathBuf, u64) {
-    use dyngraph_loader::{Generator, write_edges};
+    use dyngraph::loader::{Generator, write_edges};
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../target").into());

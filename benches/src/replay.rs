@@ -4,13 +4,13 @@
 //! through the same engine as `dyngraph replay` (`dyngraph-replay`).
 //! Kernels come from `dyngraph-kernels`, as users call them.
 
-use dyngraph_core::StoreConfig;
-use dyngraph_core::{
+use dyngraph::core::StoreConfig;
+use dyngraph::core::{
     Csr, CsrOptions, DynamicStore, Edge, Graph, InEdges, InNeighbors, OutNeighbors, Result,
     StoreOptions, VertexId,
 };
-use dyngraph_loader::{ArrivalOrder, Generator};
-use dyngraph_replay::{NoObserver, ReplayOptions, StoreSummary, Stream};
+use dyngraph::loader::{ArrivalOrder, Generator};
+use dyngraph::replay::{NoObserver, ReplayOptions, StoreSummary, Stream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -183,7 +183,7 @@ impl Graph for ArrivalOrderCsr {
     fn edge_count(&self) -> u64 {
         self.out.edge_count()
     }
-    fn semantics(&self) -> dyngraph_core::Semantics {
+    fn semantics(&self) -> dyngraph::core::Semantics {
         self.out.semantics()
     }
 }
@@ -230,7 +230,7 @@ impl InEdges for ArrivalOrderCsr {
 /// counters and memory.
 ///
 /// `batch` is the arrivals per update batch: 1 for the dynamic stores, 1%
-/// of the stream for `dyngraph_core::CsrRebuild`, which rebuilds its
+/// of the stream for `dyngraph::core::CsrRebuild`, which rebuilds its
 /// `Csr` at the end of every batch.
 pub fn replay<S: DynamicStore>(
     workload: &Workload,
@@ -243,7 +243,7 @@ pub fn replay<S: DynamicStore>(
         batch,
         ..ReplayOptions::default()
     };
-    dyngraph_replay::replay::<S>(
+    dyngraph::replay::replay::<S>(
         S::Options::from_shared(store_options),
         &workload.stream(),
         &options,

@@ -12,8 +12,8 @@
 
 use crate::replay::{bundled_sample, read_edges, shared_data};
 use crate::uniform_edges;
-use dyngraph_core::{Edge, VertexId};
-use dyngraph_loader::{ArrivalOrder, EdgeStream, Format, Generator, write_edges};
+use dyngraph::core::{Edge, VertexId};
+use dyngraph::loader::{ArrivalOrder, EdgeStream, Format, Generator, write_edges};
 use graph_builder::prelude::{CsrLayout, DirectedCsrGraph, DirectedNeighbors, GraphBuilder};
 use petgraph::graph::NodeIndex;
 use petgraph::prelude::{DiGraphMap, StableDiGraph};
@@ -318,8 +318,8 @@ pub fn graph_builder_walks(graph: &DirectedCsrGraph<u32>, steps: usize) -> Vec<f
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dyngraph_core::{Csr, CsrOptions};
-    use dyngraph_kernels::{ReverseWalkOptions, reverse_walks};
+    use dyngraph::core::{Csr, CsrOptions};
+    use dyngraph::kernels::{ReverseWalkOptions, reverse_walks};
 
     fn small() -> SahuInput {
         SahuInput::new("small", uniform_edges(64, 4, 3))

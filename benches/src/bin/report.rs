@@ -11,7 +11,7 @@
 //! ```
 //! Defaults: `target/criterion` and `docs/benchmarks`.
 
-use dyngraph_loader::AtomicFile;
+use dyngraph::loader::AtomicFile;
 use plotters::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;

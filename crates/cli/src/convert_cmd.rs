@@ -3,8 +3,8 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dyngraph_core::Graph;
-use dyngraph_loader::{
+use dyngraph::core::Graph;
+use dyngraph::loader::{
     Format, LoadOptions, load_csr, load_edge_stream, write_csr_file, write_edges,
 };
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 use crate::install_threads;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use dyngraph_loader::{ArrivalOrder, Format, Generator, write_edges};
+use dyngraph::loader::{ArrivalOrder, Format, Generator, write_edges};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;

@@ -4,8 +4,8 @@
 //! other file goes through the loader's text readers.
 
 use anyhow::Result;
-use dyngraph_core::{Csr, CsrView, Graph};
-use dyngraph_loader::{CsrFile, LoadOptions, is_csr_file, load_csr};
+use dyngraph::core::{Csr, CsrView, Graph};
+use dyngraph::loader::{CsrFile, LoadOptions, is_csr_file, load_csr};
 use std::path::Path;
 
 /// A graph ready to be viewed as a `Csr`.

@@ -9,15 +9,12 @@ mod convert_cmd;
 mod dist_cmd;
 mod gen_cmd;
 mod graph_input;
-mod input;
-mod kernels;
 mod load_cmd;
 mod output;
 mod recover_cmd;
 mod replay_cmd;
 mod report;
 mod run_cmd;
-mod stores;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};

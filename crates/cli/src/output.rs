@@ -11,7 +11,7 @@
 //! survives a failed write.
 
 use anyhow::Result;
-use dyngraph_loader::AtomicFile;
+use dyngraph::loader::AtomicFile;
 use std::io::Write;
 use std::path::Path;
 
@@ -46,7 +46,7 @@ pub(crate) fn write(
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
     let mut file = AtomicFile::create(path)?;
-    fill(&mut file).map_err(|source| dyngraph_core::Error::Io {
+    fill(&mut file).map_err(|source| dyngraph::core::Error::Io {
         path: path.to_path_buf(),
         source,
     })?;

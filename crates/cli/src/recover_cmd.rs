@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dyngraph_durable::DurableVcsr;
+use dyngraph::durable::DurableVcsr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

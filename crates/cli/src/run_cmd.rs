@@ -1,45 +1,48 @@
 //! `dyngraph run`: one kernel on one store built from a file, GAPBS style.
 
-use crate::kernels::KernelArg;
-use crate::stores::{StoreKind, StoreSettings, StoreWork, with_store};
 use crate::{install_threads, on_pool};
 use anyhow::{Result, bail};
-use clap::{Args, ValueEnum};
-use dyngraph_core::{DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId};
-use dyngraph_loader::{EdgeStream, LoadOptions, load_edge_stream};
-use dyngraph_replay::kernel_options;
+use clap::Args;
+use dyngraph::kernels::KernelName;
+use dyngraph::replay::{StoreKind, StoreSettings, StoreVisitor};
+use dyngraph::core::{DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId};
+use dyngraph::loader::{EdgeStream, LoadOptions, load_edge_stream};
+use dyngraph::replay::kernel_options;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Stores `run` can build.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+/// `--store`: the immutable `Csr` (`csr`) or any store of the registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RunStore {
-    /// Immutable CSR with in-edges.
+    /// Immutable CSR with in-edges, mapped in place from a `.dgcsr` file.
     Csr,
-    /// VCSR (degree-proportional gaps); kernels on a snapshot.
-    Vcsr,
-    /// PCSR; kernels on a snapshot.
-    Pcsr,
-    /// Blocked adjacency list; kernels on a snapshot.
-    Bal,
-    /// CSR++; kernels on a snapshot.
-    Csrpp,
-    /// The durable VCSR in a temporary directory; kernels on a snapshot.
-    Durable,
+    /// A store of the registry, bulk-built; kernels run on a snapshot.
+    Store(StoreKind),
+}
+
+fn parse_run_store(text: &str) -> Result<RunStore, String> {
+    if text == "csr" {
+        return Ok(RunStore::Csr);
+    }
+    text.parse().map(RunStore::Store).map_err(|_| {
+        let names: Vec<&str> = StoreKind::ALL.iter().map(|k| k.name()).collect();
+        format!("'{text}' is not a store: expected csr, {}", names.join(", "))
+    })
 }
 
 #[derive(Args, Debug)]
 pub(crate) struct RunArgs {
     /// The kernel.
     #[arg(value_enum)]
-    kernel: KernelArg,
+    kernel: KernelName,
     /// The graph file: any text format the loader reads, or a binary Csr
     /// file (.dgcsr, recognised by its contents), which `--store csr` maps
     /// and uses without a copy.
     file: PathBuf,
-    /// The store to build from the file.
-    #[arg(long, value_enum, default_value = "csr")]
+    /// The store to build from the file: `csr` (immutable, with in-edges)
+    /// or any store of `replay --store`.
+    #[arg(long, default_value = "csr", value_parser = parse_run_store)]
     store: RunStore,
     /// Trials.
     #[arg(short = 'n', long = "trials", default_value = "3", value_parser = crate::parse_positive)]
@@ -60,6 +63,7 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
     let threads = install_threads(args.threads)?;
     let timer = Instant::now();
     let kind = match args.store {
+        RunStore::Store(kind) => kind,
         RunStore::Csr => {
             // A binary Csr file is mapped and used in place, without a copy.
             let input = crate::graph_input::CsrInput::open(
@@ -73,25 +77,24 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
                 ids.map_or_else(|| v.to_string(), |ids| ids.original(v).to_string())
             });
         }
-        RunStore::Vcsr => StoreKind::Vcsr,
-        RunStore::Pcsr => StoreKind::Pcsr,
-        RunStore::Bal => StoreKind::Bal,
-        RunStore::Csrpp => StoreKind::Csrpp,
-        RunStore::Durable => StoreKind::Durable,
     };
     let stream = load_edge_stream(&args.file, &LoadOptions::default())?;
-    // Kernels may pull over in-edges; weights when the file has them.
-    // (The durable store keeps none: its kernels run without.)
-    let options = StoreOptions::new(Semantics::Multigraph)
+    // Kernels may pull over in-edges (where the store keeps them); weights
+    // when the file has them.
+    let wanted = StoreOptions::new(Semantics::Multigraph)
         .weighted(stream.weights().is_some())
-        .in_edges(kind != StoreKind::Durable);
+        .in_edges(true);
+    let (options, notes) = kind.fit(wanted);
+    for note in notes {
+        eprintln!("note: {note}");
+    }
     let work = OnStore {
         stream,
         args: &args,
         threads,
         timer,
     };
-    with_store(kind, &StoreSettings::default(), options, work)
+    kind.visit(&StoreSettings::default(), options, work)
 }
 
 fn report_built<G: Graph>(graph: &G, args: &RunArgs, threads: usize, timer: Instant) {
@@ -114,10 +117,10 @@ struct OnStore<'a> {
     timer: Instant,
 }
 
-impl StoreWork for OnStore<'_> {
+impl StoreVisitor for OnStore<'_> {
     type Output = Result<ExitCode>;
 
-    fn run<S: DynamicStore>(mut self, options: S::Options, _: StoreOptions) -> Result<ExitCode> {
+    fn visit<S: DynamicStore + 'static>(mut self, options: S::Options) -> Result<ExitCode> {
         let store = S::from_edges(&self.stream, options)?;
         let ids = self.stream.take_ids();
         drop(self.stream);
@@ -147,14 +150,14 @@ fn trials<G: ReadGraph>(
             .find(|&v| graph.out_degree(v) > 0)
             .unwrap_or(0),
     };
-    let options = kernel_options(args.kernel.kernel(), source);
+    let options = kernel_options(args.kernel, source);
     let mut total = 0.0;
     let mut wrong = 0;
     let mut last = None;
     for trial in 1..=args.trials {
         let (output, seconds) = on_pool(|| {
             let timer = Instant::now();
-            let output = dyngraph_kernels::run(graph, &options);
+            let output = dyngraph::kernels::run(graph, &options);
             (output, timer.elapsed().as_secs_f64())
         });
         let output = output?;
@@ -165,7 +168,7 @@ fn trials<G: ReadGraph>(
             output.mode()
         );
         if args.verify {
-            match dyngraph_kernels::verify(graph, &output) {
+            match dyngraph::kernels::verify(graph, &output) {
                 Ok(()) => print!("  [verified]"),
                 Err(error) => {
                     wrong += 1;
@@ -176,7 +179,7 @@ fn trials<G: ReadGraph>(
         println!();
         last = Some(output);
     }
-    if let Some(dyngraph_kernels::KernelOutput::PageRank(ranks)) = &last {
+    if let Some(dyngraph::kernels::KernelOutput::PageRank(ranks)) = &last {
         let top: Vec<String> = ranks
             .top(10)
             .into_iter()

@@ -104,6 +104,12 @@ pub use dyngraph_core::{
 
 #[cfg(feature = "csrpp")]
 pub use dyngraph_csrpp as csrpp;
+#[cfg(feature = "dist")]
+pub use dyngraph_dist as dist;
+#[cfg(feature = "durable")]
+pub use dyngraph_durable as durable;
+#[cfg(feature = "vcsr")]
+pub use dyngraph_pma as pma;
 #[cfg(feature = "csrpp")]
 pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 #[cfg(feature = "kernels")]

@@ -118,7 +118,7 @@ struct ReplayWork<'a> {
 impl StoreVisitor for ReplayWork<'_> {
     type Output = ();
 
-    fn visit<S: DynamicStore>(self, options: S::Options) {
+    fn visit<S: DynamicStore + 'static>(self, options: S::Options) {
         let stop = AtomicBool::new(false);
         let grouped = ReplayOptions {
             base_percent: self.base,
@@ -236,7 +236,7 @@ struct ViewWork<'a> {
 impl StoreVisitor for ViewWork<'_> {
     type Output = ();
 
-    fn visit<S: DynamicStore>(self, options: S::Options) {
+    fn visit<S: DynamicStore + 'static>(self, options: S::Options) {
         let store: S = replayed(self.stream, options);
         let snapshot = store.snapshot();
         let view = store.view(&snapshot).expect("view");
@@ -283,7 +283,7 @@ struct OnceWork<'a> {
 impl StoreVisitor for OnceWork<'_> {
     type Output = ();
 
-    fn visit<S: DynamicStore>(self, options: S::Options) {
+    fn visit<S: DynamicStore + 'static>(self, options: S::Options) {
         let store: S = replayed(self.stream, options);
         let snapshot = store.snapshot();
         let view = store.view(&snapshot).expect("view");

@@ -289,7 +289,7 @@ struct ReplayOne<'a> {
 impl StoreVisitor for ReplayOne<'_> {
     type Output = Result<StoreSummary>;
 
-    fn visit<S: DynamicStore>(self, options: S::Options) -> Result<StoreSummary> {
+    fn visit<S: DynamicStore + 'static>(self, options: S::Options) -> Result<StoreSummary> {
         let mut observers = (self.progress, &mut *self.checkpoints);
         let (summary, _store): (StoreSummary, S) = replay(
             options,

@@ -7,6 +7,7 @@ use dyngraph_kernels::{KernelName, Need};
 
 /// Keep a capability: decide from the kernels and input, or force it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Choice {
     /// In-edges when a requested kernel uses them; weights when the input
     /// has them.
@@ -56,14 +57,14 @@ pub fn plan(
         .map(|k| k.as_str())
         .collect();
     let (keep_in, in_edges_reason) = match in_edges {
-        Choice::On => (true, "on (--in-edges on)".to_string()),
-        Choice::Off => (false, "off (--in-edges off)".to_string()),
+        Choice::On => (true, "on (asked for)".to_string()),
+        Choice::Off => (false, "off (asked for)".to_string()),
         Choice::Auto if users.is_empty() => (false, "off (auto: no kernel uses them)".into()),
         Choice::Auto => (true, format!("on (auto: used by {})", users.join(", "))),
     };
     let (keep_weights, weights_reason) = match weights {
-        Choice::On => (true, "on (--weights on)".to_string()),
-        Choice::Off => (false, "off (--weights off)".to_string()),
+        Choice::On => (true, "on (asked for)".to_string()),
+        Choice::Off => (false, "off (asked for)".to_string()),
         Choice::Auto if input_weighted => (true, "on (auto: the input has weights)".into()),
         Choice::Auto => (false, "off (auto: the input has none)".into()),
     };

@@ -16,7 +16,7 @@
 //! struct Name;
 //! impl StoreVisitor for Name {
 //!     type Output = &'static str;
-//!     fn visit<S: DynamicStore>(self, _: S::Options) -> &'static str {
+//!     fn visit<S: DynamicStore + 'static>(self, _: S::Options) -> &'static str {
 //!         S::NAME
 //!     }
 //! }
@@ -40,9 +40,10 @@ pub trait StoreVisitor {
     /// What the work returns.
     type Output;
 
-    /// Runs on store type `S`, built with `options` (whose shared part,
+    /// Runs on store type `S` (every store of the registry owns its data:
+    /// `'static`), built with `options` (whose shared part,
     /// [`StoreConfig::shared`](dyngraph_core::StoreConfig::shared), holds the capabilities asked for).
-    fn visit<S: DynamicStore>(self, options: S::Options) -> Self::Output;
+    fn visit<S: DynamicStore + 'static>(self, options: S::Options) -> Self::Output;
 }
 
 /// How VCSR spreads the free slots of a rebalanced window
@@ -166,7 +167,7 @@ impl StoreKind {
         struct Read;
         impl StoreVisitor for Read {
             type Output = Capabilities;
-            fn visit<S: DynamicStore>(self, _: S::Options) -> Capabilities {
+            fn visit<S: DynamicStore + 'static>(self, _: S::Options) -> Capabilities {
                 S::CAPABILITIES
             }
         }
@@ -179,7 +180,7 @@ impl StoreKind {
         struct Read;
         impl StoreVisitor for Read {
             type Output = &'static str;
-            fn visit<S: DynamicStore>(self, _: S::Options) -> &'static str {
+            fn visit<S: DynamicStore + 'static>(self, _: S::Options) -> &'static str {
                 S::NAME
             }
         }

@@ -30,6 +30,7 @@ pub struct Stream {
 
 /// The arrival order of a replay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
     /// As in the file.
