@@ -1016,7 +1016,7 @@ fn input_with_no_edges_says_there_is_nothing_to_replay() {
         assert_eq!(
             line,
             format!(
-                "error: nothing to replay: {} has no edges (only comments, blank lines or a \
+                "error: nothing to do: {} has no edges (only comments, blank lines or a \
                  header); give a file with at least one edge",
                 path.display()
             )

@@ -178,7 +178,7 @@ impl Csr {
     /// [`Error::InvalidStructure`].
     ///
     /// ```
-    /// use dyngraph_core::{Csr, CsrOptions, EdgeColumns, InEdges};
+    /// use dyngraph_core::{Csr, CsrOptions, EdgeColumns, InEdges, StoreConfig};
     /// // Slot 1 holds no edge (say, a comment line of the file parsed).
     /// let columns = EdgeColumns { src: vec![0, 9, 2], dst: vec![1, 9, 0], weights: None };
     /// let csr = Csr::from_columns(columns, &[0..1, 2..3], CsrOptions::default().in_edges(true))
@@ -405,7 +405,7 @@ impl<'a> CsrView<'a> {
     #[inline]
     pub fn out_slice(&self, v: VertexId) -> &'a [VertexId] {
         let v = v as usize;
-        &self.targets[row(&self.offsets, v)]
+        &self.targets[row(self.offsets, v)]
     }
 }
 

@@ -212,6 +212,12 @@ pub enum Error {
     InvalidStructure(String),
     /// An argument outside its domain.
     InvalidArgument(String),
+    /// An input with no edges where a job needs some (a replay, a
+    /// kernel run): only comments, blank lines or a header.
+    NoEdges {
+        /// The input.
+        path: PathBuf,
+    },
     /// A read of a capability the store was built without (in-edges,
     /// weights): never answered with an empty list or a default weight.
     MissingCapability {
@@ -318,6 +324,12 @@ impl fmt::Display for Error {
             ),
             Self::InvalidStructure(message) => write!(f, "invalid graph structure: {message}"),
             Self::InvalidArgument(message) => write!(f, "invalid argument: {message}"),
+            Self::NoEdges { path } => write!(
+                f,
+                "nothing to do: {} has no edges (only comments, blank lines or a header); \
+                 give a file with at least one edge",
+                path.display()
+            ),
             Self::MissingCapability { store, capability } => write!(
                 f,
                 "{store} was built without {capability}; {}",

@@ -23,7 +23,7 @@
 //! # Example: build a `Csr` and walk it through the traits
 //!
 //! ```
-//! use dyngraph_core::{Csr, CsrOptions, Edge, Graph, InEdges, InNeighbors, OutNeighbors};
+//! use dyngraph_core::{Csr, CsrOptions, Edge, Graph, InEdges, InNeighbors, OutNeighbors, StoreConfig};
 //!
 //! let edges = [Edge::new(0, 1), Edge::new(0, 2), Edge::new(1, 2), Edge::new(2, 0)];
 //! let csr = Csr::from_edges(&edges, CsrOptions::default().in_edges(true))?;

@@ -189,10 +189,34 @@ fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
     items
 }
 
+/// Reads of vertices outside the graph answer as for an isolated vertex,
+/// out, in and weighted: the contract's rule (never a panic).
+fn check_outside<G: ReadGraph + ?Sized>(store: &G) -> Result<(), String> {
+    let n = store.vertex_count() as u64;
+    let outside = [n, n + 1, n + 64, u64::from(VertexId::MAX)];
+    for v in outside.into_iter().filter_map(|v| VertexId::try_from(v).ok()) {
+        if store.out_degree(v) != 0 || store.out_neighbors(v).next().is_some() {
+            return Err(format!("vertex {v} outside the graph has out-edges"));
+        }
+        if let Ok(incoming) = store.in_edges()
+            && (incoming.in_degree(v) != 0 || incoming.in_neighbors(v).next().is_some())
+        {
+            return Err(format!("vertex {v} outside the graph has in-edges"));
+        }
+        if let Ok(weights) = store.edge_weights()
+            && weights.out_neighbors_weighted(v).next().is_some()
+        {
+            return Err(format!("vertex {v} outside the graph has weighted out-edges"));
+        }
+    }
+    Ok(())
+}
+
 /// Compares a store with the model, vertex by vertex: vertex and edge
 /// counts, and each out-list as a multiset (a set under simple semantics)
 /// of neighbours — with weights when the store keeps them — and the in-lists
 /// when the store keeps in-edges. Returns the first difference found.
+/// Vertices just past the graph must read as isolated.
 pub fn compare_with_model<G: ReadGraph + ?Sized>(
     store: &G,
     model: &ReferenceGraph,
@@ -211,6 +235,7 @@ pub fn compare_with_model<G: ReadGraph + ?Sized>(
             model.edge_count()
         ));
     }
+    check_outside(store)?;
     let want_lists = ModelLists(model);
     let weights = store.edge_weights().ok();
     let incoming = store.in_edges().ok();

@@ -63,12 +63,30 @@
 //!
 //! # The store contract
 //!
-//! Every store — [`Csr`], [`Vcsr`], [`Pcsr`], [`Bal`], [`CsrPP`] — implements
+//! Every store — [`Csr`], [`Vcsr`], [`Pcsr`], [`Bal`], [`CsrPP`],
+//! [`CsrRebuild`] and the durable `DurableVcsr` — implements
 //! [`GraphStore`]: bulk build from any [`EdgeSource`] ([`FromEdges`]), the
-//! read traits ([`ReadGraph`]), `edges()`, [`Snapshots`], `memory_bytes()`
-//! and `to_csr()`; the dynamic ones also [`GraphUpdate`]
-//! ([`DynamicStore`]). Code written once against these runs on all of them
-//! (`dyngraph_core`'s `store` docs have the table).
+//! read traits ([`ReadGraph`]), `edges()`, [`Snapshots`], `memory_bytes()`,
+//! `to_csr()`, and what it can do as constants
+//! ([`GraphStore::CAPABILITIES`]: in-edges, weights, durable,
+//! distributable, concurrent writers); the dynamic ones also
+//! [`GraphUpdate`] ([`DynamicStore`]). Code written once against these runs
+//! on all of them (`dyngraph_core`'s `store` docs have the table).
+//!
+//! Every store's options type is built one way: from the shared
+//! [`StoreOptions`] (`XOptions::from(shared)`) or its `Default`, with the
+//! shared setters (`in_edges`, `weighted`, `semantics`, `vertex_limit`)
+//! from [`StoreConfig`]. A read of a vertex outside the graph answers as
+//! for an isolated vertex (degree 0, no neighbours) in every store.
+//!
+//! # The store registry
+//!
+//! `replay::StoreKind` names every store (`"vcsr"`, `"csrpp"`, ...) and
+//! runs generic code on the type a name picks (`StoreKind::visit` with a
+//! `replay::StoreVisitor`); the CLI, the replay job, `dist` and the benches
+//! all dispatch through it. `replay::ReplaySpec` describes a whole replay
+//! (input, stores, batches, window, kernels) and `replay::run` returns its
+//! `replay::Report`: what `dyngraph replay` prints.
 //!
 //! In-edges and weights are options of a store, and a store built without
 //! one never answers with silence: [`InEdges::in_edges`] and
@@ -85,21 +103,26 @@
 //! | [`Vcsr`] | append into a degree-proportional gap; local rebalances | one slice per vertex | copy of the degrees (DGAP) | temporal streams, analytics between batches |
 //! | [`CsrPP`] | sorted per-vertex arrays, per-segment locks, concurrent writers | one array per vertex | copy-before-write per vertex | concurrent writers, deletes, set semantics |
 //! | [`Pcsr`], [`Bal`] | the papers' baselines | — | copy-before-write per vertex | comparisons |
+//! | `DurableVcsr` | VCSR in memory-mapped files, synced per policy | one slice per vertex | copy of the degrees | a graph that must survive a crash |
+//! | [`CsrRebuild`] | a full `Csr` rebuild per batch | `Csr`'s | the last `Csr` | the baseline dynamic stores beat |
 //!
 //! `BENCHMARKS.md` in the repository has the measured figures.
 //!
 //! # Features
 //!
-//! `vcsr`, `csrpp`, `loader`, `kernels`, `replay` (all default) and
-//! `petgraph` (petgraph's algorithms on dyngraph graphs: `dyngraph::petgraph`).
+//! `vcsr`, `csrpp`, `durable`, `loader`, `kernels`, `replay` (all
+//! default); `dist` (timely dataflow workers and clusters: `dyngraph::dist`);
+//! `clap` (the registry's, the job's and the kernels' enums as
+//! `clap::ValueEnum`); `petgraph` (petgraph's algorithms on dyngraph graphs:
+//! `dyngraph::petgraph`).
 #![deny(missing_docs)]
 
 pub use dyngraph_core as core;
 pub use dyngraph_core::{
-    Capability, Csr, CsrOptions, DynamicStore, Edge, EdgeChunk, EdgeSource, EdgeWeights, Error,
-    FromEdges, Graph, GraphStore, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph,
-    Result, Semantics, Snapshots, StoreOptions, VertexId, Weight, WeightedEdge,
-    WeightedNeighbors,
+    Capabilities, Capability, Csr, CsrOptions, CsrRebuild, DynamicStore, Edge, EdgeChunk,
+    EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
+    InNeighbors, OutNeighbors, ReadGraph, Result, Semantics, Snapshots, StoreConfig, StoreOptions,
+    VertexId, Weight, WeightedEdge, WeightedNeighbors,
 };
 
 #[cfg(feature = "csrpp")]
@@ -129,10 +152,15 @@ pub mod petgraph;
 /// Everything a program using dyngraph needs, in one import.
 pub mod prelude {
     pub use dyngraph_core::{
-        Csr, CsrOptions, DynamicStore, Edge, EdgeChunk, EdgeSource, EdgeWeights, Error, FromEdges,
-        Graph, GraphStore, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph, Semantics,
-        Snapshots, StoreOptions, VertexId, Weight, WeightedEdge, WeightedNeighbors,
+        Capabilities, Csr, CsrOptions, CsrRebuild, DynamicStore, Edge, EdgeChunk, EdgeSource,
+        EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges, InNeighbors,
+        OutNeighbors, ReadGraph, Semantics, Snapshots, StoreConfig, StoreOptions, VertexId, Weight,
+        WeightedEdge, WeightedNeighbors,
     };
+    #[cfg(feature = "durable")]
+    pub use dyngraph_durable::{DurableOptions, DurableVcsr, SyncPolicy};
+    #[cfg(feature = "replay")]
+    pub use dyngraph_replay::{StoreKind, StoreSettings, StoreVisitor};
 
     #[cfg(feature = "csrpp")]
     pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};

@@ -157,10 +157,9 @@ impl ReplayProgress for () {}
 pub fn read_stream(spec: &ReplaySpec) -> Result<Stream> {
     let mut stream = Stream::from(load_edge_stream(&spec.input, &spec.load)?);
     if stream.is_empty() {
-        return Err(Error::InvalidArgument(format!(
-            "nothing to replay: {} has no edges (only comments, blank lines or a header); give a file with at least one edge",
-            spec.input.display()
-        )));
+        return Err(Error::NoEdges {
+            path: spec.input.clone(),
+        });
     }
     stream.reorder(spec.order, spec.seed)?;
     if spec.undirected {

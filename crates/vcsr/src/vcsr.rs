@@ -489,9 +489,9 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     /// edge array's pma options. Refuses a vertex limit above `2^31` and
     /// invalid pma options.
     ///
-    /// The default policy is pinned by [`VcsrOptions::new`];
-    /// `VcsrOptions::from(StoreOptions)` needs the graph's type spelled
-    /// out (`let graph: Vcsr = ...`).
+    /// `VcsrOptions::default()` and `VcsrOptions::from(StoreOptions)` pin
+    /// the default [`DegreeProportional`] policy, so
+    /// `Vcsr::new(VcsrOptions::default())` needs no type annotation.
     pub fn new(options: VcsrOptions<P>) -> Result<Self> {
         let store = options.store;
         if store.vertex_limit > MAX_VERTICES {
