@@ -65,6 +65,8 @@ mod edges;
 mod error;
 pub mod hint;
 mod ids;
+#[cfg(feature = "petgraph")]
+pub mod petgraph;
 mod rebuild;
 mod source;
 mod store;

@@ -130,9 +130,13 @@ pub mod petgraph;
 pub mod prelude {
     pub use dyngraph_core::{
         Csr, CsrOptions, DynamicStore, Edge, EdgeChunk, EdgeSource, EdgeWeights, Error, FromEdges,
-        Graph, GraphStore, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph, Semantics,
+        GraphStore, GraphUpdate, InEdges, InNeighbors, OutNeighbors, ReadGraph, Semantics,
         Snapshots, StoreOptions, VertexId, Weight, WeightedEdge, WeightedNeighbors,
     };
+    // The `Graph` trait's methods without its name, which stays free for
+    // `petgraph::prelude::Graph` beside this prelude (`dyngraph::Graph`
+    // names the trait).
+    pub use dyngraph_core::Graph as _;
 
     #[cfg(feature = "csrpp")]
     pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};
