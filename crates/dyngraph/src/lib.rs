@@ -88,6 +88,19 @@
 //!
 //! `BENCHMARKS.md` in the repository has the measured figures.
 //!
+//! # petgraph
+//!
+//! With the `petgraph` feature, a reference to every store and snapshot
+//! view is a petgraph graph: `tarjan_scc(&vcsr)`, `kosaraju_scc(&view)`,
+//! `dijkstra(&csrpp, ..)`, `min_spanning_tree(&csr)` and `Dot::new(&pcsr)`
+//! run on it directly, without a wrapper or a copy. Edge weights are the
+//! stored `f32`s (`1.0` each without weights); walking edges backwards
+//! (`kosaraju_scc`, `toposort`) needs a graph built with in-edges. The
+//! `dyngraph::petgraph` module has the details and the conversions to and
+//! from `petgraph::Graph`. `use petgraph::prelude::*;` works beside
+//! `use dyngraph::prelude::*;`: the prelude brings the [`Graph`] trait's
+//! methods without its name, so `Graph` there is petgraph's struct.
+//!
 //! # Features
 //!
 //! `vcsr`, `csrpp`, `loader`, `kernels`, `replay` (all default) and
