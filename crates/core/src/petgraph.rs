@@ -33,10 +33,10 @@
 //! `neighbors_directed(v, Incoming)` on a graph built without in-edges
 //! panics with the capability error's text (how to build it with them).
 //! An empty list would be a silent wrong answer: `toposort` would miss
-//! cycles and `kosaraju_scc` would split components. So the algorithms
-//! that walk edges backwards — `kosaraju_scc`, `toposort`, `Reversed`,
-//! `has_path_connecting` with a `DfsSpace` over `Reversed` — need a graph
-//! built with in-edges; check [`InEdges::has_in_edges`] first when unsure.
+//! cycles and `kosaraju_scc` would split components. So what walks edges
+//! backwards — `kosaraju_scc`, `toposort`, anything over `Reversed(&g)` —
+//! needs a graph built with in-edges; check [`InEdges::has_in_edges`]
+//! first when unsure.
 //! `tarjan_scc`, `dijkstra`, `min_spanning_tree`, `Dot`, `Bfs` and `Dfs`
 //! use out-edges only and run on every graph.
 //!

@@ -22,42 +22,6 @@ use petgraph::visit::{
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// What the checks need of `G` (a reference to a store or view): the
-/// traits petgraph's algorithms ask for, and dyngraph's read traits.
-trait Petgraph:
-    IntoNodeIdentifiers
-    + IntoNeighborsDirected
-    + IntoEdges
-    + IntoNodeReferences
-    + GraphBase<NodeId = u32>
-    + Data<NodeWeight = u32, EdgeWeight = f32>
-    + NodeIndexable
-    + NodeCount
-    + EdgeCount
-    + GraphProp
-    + Visitable
-    + GetAdjacencyMatrix
-    + ReadGraph
-{
-}
-
-impl<G> Petgraph for G where
-    G: IntoNodeIdentifiers
-        + IntoNeighborsDirected
-        + IntoEdges
-        + IntoNodeReferences
-        + GraphBase<NodeId = u32>
-        + Data<NodeWeight = u32, EdgeWeight = f32>
-        + NodeIndexable
-        + NodeCount
-        + EdgeCount
-        + GraphProp
-        + Visitable
-        + GetAdjacencyMatrix
-        + ReadGraph
-{
-}
-
 type Reference = petgraph::Graph<(), f32, petgraph::Directed, u32>;
 
 /// petgraph's answers on its own `Graph`, computed once per file.
@@ -196,7 +160,21 @@ fn parse_dot(text: &str, n: usize) -> Vec<(u32, u32, u32)> {
 }
 
 /// Every algorithm on `g` against petgraph's on its `Graph`.
-fn check<G: Petgraph + Copy>(name: &str, g: G, expected: &Expected) {
+fn check<G>(name: &str, g: G, expected: &Expected)
+where
+    G: IntoNeighborsDirected
+        + IntoEdges
+        + IntoNodeReferences
+        + GraphBase<NodeId = u32>
+        + Data<NodeWeight = u32, EdgeWeight = f32>
+        + NodeIndexable
+        + NodeCount
+        + EdgeCount
+        + GraphProp
+        + Visitable
+        + GetAdjacencyMatrix
+        + ReadGraph,
+{
     let n = expected.vertex_count;
     assert_eq!(NodeCount::node_count(&g), n, "{name}: node_count");
     assert_eq!(NodeIndexable::node_bound(&g), n, "{name}: node_bound");
@@ -252,7 +230,14 @@ fn check<G: Petgraph + Copy>(name: &str, g: G, expected: &Expected) {
 
 /// `toposort` on `dag` (a DAG) gives an order of every vertex that every
 /// edge follows, and finds no cycle, as petgraph's on its `Graph`.
-fn check_toposort<G: Petgraph + Copy>(name: &str, dag: G, dag_edges: &[WeightedEdge]) {
+fn check_toposort<G>(name: &str, dag: G, dag_edges: &[WeightedEdge])
+where
+    G: IntoNeighborsDirected
+        + IntoNodeIdentifiers
+        + GraphBase<NodeId = u32>
+        + NodeCount
+        + Visitable,
+{
     let n = NodeCount::node_count(&dag);
     let order = toposort(dag, None).unwrap_or_else(|c| panic!("{name}: a cycle at {c:?}"));
     assert!(toposort(&reference_of(dag_edges, n), None).is_ok());
