@@ -57,6 +57,14 @@
 //! it vertex by vertex, and `testing::check_contract` drives any
 //! [`DynamicStore`] through the whole contract (builds, updates, snapshots
 //! taken mid-stream, `edges()`, `to_csr()`, capabilities) against it.
+//!
+//! # petgraph
+//!
+//! With the `petgraph` feature, `&Csr`, `&CsrView`, `&CsrRebuild` and
+//! `&CowView` implement petgraph's visit traits, and
+//! `impl_petgraph_traits!` does the same for any type of the read traits
+//! (the store crates call it for theirs); the `petgraph` module docs have
+//! the mapping.
 #![deny(missing_docs)]
 
 pub mod cow;
@@ -65,6 +73,8 @@ mod edges;
 mod error;
 pub mod hint;
 mod ids;
+#[cfg(feature = "petgraph")]
+pub mod petgraph;
 mod rebuild;
 mod source;
 mod store;

@@ -119,3 +119,9 @@ pub use options::{CsrPPOptions, DEFAULT_SEGMENT_SIZE, DeleteMode, MAX_VERTEX_LIM
 pub use snapshot::{CsrPPSnapshot, CsrPPView, CsrPPViewInEdges, CsrPPViewWeights};
 pub use store::{CsrPP, CsrPPInEdges, CsrPPWeights, VertexPropertyId};
 pub use writer::ConcurrentWriter;
+
+// petgraph's visit traits.
+#[cfg(feature = "petgraph")]
+dyngraph_core::impl_petgraph_traits!(CsrPP);
+#[cfg(feature = "petgraph")]
+dyngraph_core::impl_petgraph_traits!(['v] CsrPPView<'v>);

@@ -183,3 +183,8 @@ pub use options::{DurableOptions, SyncPolicy};
 pub use read::{DurableNeighbors, DurableWeightedNeighbors, DurableWeights, NoInEdges};
 pub use stats::{DurableStats, RecoveryReport};
 pub use store::DurableVcsr;
+
+// petgraph's visit traits; the snapshot view is core's `CowView`, which
+// has them from core.
+#[cfg(feature = "petgraph")]
+dyngraph_core::impl_petgraph_traits!(DurableVcsr);

@@ -108,6 +108,19 @@
 //!
 //! `BENCHMARKS.md` in the repository has the measured figures.
 //!
+//! # petgraph
+//!
+//! With the `petgraph` feature, a reference to every store and snapshot
+//! view is a petgraph graph: `tarjan_scc(&vcsr)`, `kosaraju_scc(&view)`,
+//! `dijkstra(&csrpp, ..)`, `min_spanning_tree(&csr)` and `Dot::new(&pcsr)`
+//! run on it directly, without a wrapper or a copy. Edge weights are the
+//! stored `f32`s (`1.0` each without weights); walking edges backwards
+//! (`kosaraju_scc`, `toposort`) needs a graph built with in-edges. The
+//! `dyngraph::petgraph` module has the details and the conversions to and
+//! from `petgraph::Graph`. `use petgraph::prelude::*;` works beside
+//! `use dyngraph::prelude::*;`: the prelude brings the [`Graph`] trait's
+//! methods without its name, so `Graph` there is petgraph's struct.
+//!
 //! # Features
 //!
 //! `vcsr`, `csrpp`, `durable`, `loader`, `kernels`, `replay` (all
@@ -153,10 +166,14 @@ pub mod petgraph;
 pub mod prelude {
     pub use dyngraph_core::{
         Capabilities, Csr, CsrOptions, CsrRebuild, DynamicStore, Edge, EdgeChunk, EdgeSource,
-        EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges, InNeighbors,
+        EdgeWeights, Error, FromEdges, GraphStore, GraphUpdate, InEdges, InNeighbors,
         OutNeighbors, ReadGraph, Semantics, Snapshots, StoreConfig, StoreOptions, VertexId, Weight,
         WeightedEdge, WeightedNeighbors,
     };
+    // The `Graph` trait's methods without its name, which stays free for
+    // `petgraph::prelude::Graph` beside this prelude (`dyngraph::Graph`
+    // names the trait).
+    pub use dyngraph_core::Graph as _;
     #[cfg(feature = "durable")]
     pub use dyngraph_durable::{DurableOptions, DurableVcsr, SyncPolicy};
     #[cfg(feature = "replay")]

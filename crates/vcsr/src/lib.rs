@@ -152,6 +152,17 @@ pub use snapshot::{
 };
 pub use vcsr::{Vcsr, VcsrInEdges, VcsrNeighbors, VcsrStats, VcsrWeightedNeighbors, VcsrWeights};
 
+// petgraph's visit traits; the Pcsr and Bal views are core's `CowView`,
+// which has them from core.
+#[cfg(feature = "petgraph")]
+dyngraph_core::impl_petgraph_traits!([P: GapPolicy + Clone] Vcsr<P>);
+#[cfg(feature = "petgraph")]
+dyngraph_core::impl_petgraph_traits!(['v, P: GapPolicy + Clone] VcsrView<'v, P>);
+#[cfg(feature = "petgraph")]
+dyngraph_core::impl_petgraph_traits!(Pcsr);
+#[cfg(feature = "petgraph")]
+dyngraph_core::impl_petgraph_traits!(Bal);
+
 // The README's examples run as doctests, so they keep up with the API.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
