@@ -65,6 +65,7 @@ mod edges;
 mod error;
 pub mod hint;
 mod ids;
+mod keyed;
 mod source;
 mod store;
 mod traits;
@@ -76,7 +77,8 @@ pub mod testing;
 pub use csr::{Csr, CsrInEdges, CsrOptions, CsrSnapshot, CsrView, CsrWeights};
 pub use edges::{Edges, WeightedEdges};
 pub use error::{Capability, Error, Location, ParseErrorKind, Result};
-pub use ids::{IdKind, IdMap, OriginalId};
+pub use ids::{IdKey, IdKind, IdMap, OriginalId};
+pub use keyed::{ByKey, Keyed};
 pub use source::{EdgeChunk, EdgeChunks, EdgeColumns, EdgeRecord, EdgeSource};
 pub use store::{DynamicStore, FromEdges, GraphStore, MaintenanceStats, Snapshots, StoreOptions};
 pub use traits::{

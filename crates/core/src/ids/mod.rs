@@ -438,16 +438,19 @@ impl IdMap {
         let kind = self.kind();
         if let Some(wrong) = (0..count)
             .into_par_iter()
+            .with_min_len(SERIAL_BATCH)
             .find_first(|&i| key_at(i).kind() != kind)
         {
             self.check_kind(key_at(wrong))?;
         }
         let mut vertices: Vec<Option<VertexId>> = (0..count)
             .into_par_iter()
+            .with_min_len(SERIAL_BATCH)
             .map(|i| self.lookup(key_at(i)))
             .collect();
         let missing: Vec<usize> = vertices
             .par_iter()
+            .with_min_len(SERIAL_BATCH)
             .enumerate()
             .filter_map(|(i, v)| v.is_none().then_some(i))
             .collect();
@@ -455,14 +458,19 @@ impl IdMap {
             // The distinct new keys, in key order (ties by position, so
             // the first occurrence leads its run).
             let mut new = missing;
-            new.par_sort_unstable_by(|&a, &b| key_at(a).cmp(&key_at(b)).then(a.cmp(&b)));
+            let order = |&a: &usize, &b: &usize| key_at(a).cmp(&key_at(b)).then(a.cmp(&b));
+            if new.len() < SERIAL_BATCH {
+                new.sort_unstable_by(order);
+            } else {
+                new.par_sort_unstable_by(order);
+            }
             new.dedup_by(|later, first| key_at(*later) == key_at(*first));
             self.check_room(new.len(), limit)?;
             for &i in &new {
                 self.push(key_at(i));
             }
             let map = &*self;
-            vertices.par_iter_mut().enumerate().for_each(|(i, v)| {
+            vertices.par_iter_mut().with_min_len(SERIAL_BATCH).enumerate().for_each(|(i, v)| {
                 if v.is_none() {
                     *v = map.lookup(key_at(i));
                 }
@@ -470,6 +478,7 @@ impl IdMap {
         }
         Ok(vertices
             .into_par_iter()
+            .with_min_len(SERIAL_BATCH)
             .map(|v| v.unwrap_or_default())
             .collect())
     }
@@ -488,7 +497,7 @@ impl IdMap {
     }
 
     /// Drops the keys from vertex `len` on (undoing appends).
-    fn truncate(&mut self, len: usize) {
+    pub(crate) fn truncate(&mut self, len: usize) {
         for v in len.max(self.sorted)..self.len() {
             self.tail.remove(&self.keys, v as VertexId);
         }
@@ -496,7 +505,7 @@ impl IdMap {
         self.sorted = self.sorted.min(len);
     }
 
-    fn check_kind(&self, key: OriginalId<'_>) -> Result<()> {
+    pub(crate) fn check_kind(&self, key: OriginalId<'_>) -> Result<()> {
         if key.kind() == self.kind() {
             return Ok(());
         }
@@ -574,6 +583,10 @@ impl IdMap {
         )
     }
 }
+
+/// Batches smaller than this are interned on the calling thread: a trip
+/// through the pool costs more than looking up a few hundred keys.
+const SERIAL_BATCH: usize = 1 << 10;
 
 /// Most keys a map holds: as many as `u32` vertex ids name.
 const MAX_KEYS: usize = u32::MAX as usize;
