@@ -168,13 +168,16 @@
 
 mod atomic;
 pub mod csr_file;
+mod fields;
 mod format;
 pub mod generate;
 mod ids;
 mod load;
 mod mtx;
 mod number;
+mod options;
 mod parse;
+mod prepare;
 mod stream;
 mod write;
 
@@ -183,11 +186,11 @@ pub use csr_file::{
     CSR_FILE_MAGIC, CsrFile, CsrFileOptions, is_csr_file, read_csr_file, write_csr_file,
     write_csr_file_to, write_csr_file_view,
 };
+pub use fields::Delimiter;
 pub use format::{Format, ThirdColumn};
 pub use generate::{ArrivalOrder, Generator, GraphKind};
 pub use ids::{IdMode, SPARSE_FLOOR};
-pub use load::{
-    DEFAULT_BLOCK_SIZE, LoadOptions, load_csr, load_edge_stream, parse_csr, parse_edge_stream,
-};
+pub use load::{load_csr, load_edge_stream, parse_csr, parse_edge_stream};
+pub use options::{DEFAULT_BLOCK_SIZE, LoadOptions};
 pub use stream::{EdgeStream, EdgeValues, ValueKind};
 pub use write::{write_edges, write_edges_to};
