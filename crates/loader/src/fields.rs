@@ -15,9 +15,9 @@ use crate::parse::{is_skippable, split_line};
 /// quotes are dropped and a delimiter inside them is part of the field (a
 /// quote inside a quoted field is not supported). A delimiter at the very
 /// end of a line adds no field. [`crate::LoadOptions::delimiter`] chooses
-/// one; by default `.csv` and `.tsv` files ([`crate::Format::Csv`]) take
-/// the delimiter their first data line holds most of, and every other
-/// format reads blanks.
+/// one; by default a `.tsv` file takes tabs, a `.csv` file
+/// ([`crate::Format::Csv`]) the delimiter its first data line holds most
+/// of, and every other format reads blanks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Delimiter {
     /// Runs of spaces and tabs.
@@ -51,9 +51,17 @@ impl Delimiter {
         byte == b' ' || (byte == b'\t' && self != Delimiter::Tab)
     }
 
-    /// The delimiter a delimited file's first data line holds most of
-    /// (`,` before `;` before a tab on a tie), or blanks when it holds none.
-    pub(crate) fn detect(text: &[u8]) -> Delimiter {
+    /// The delimiter of a delimited file: a tab for a `.tsv` name, else
+    /// the one its first data line holds most of (`,` before `;` before a
+    /// tab on a tie), or blanks when it holds none.
+    pub(crate) fn detect(path: Option<&std::path::Path>, text: &[u8]) -> Delimiter {
+        let name = path.map(|p| p.to_string_lossy().to_ascii_lowercase());
+        if let Some(name) = name {
+            let name = name.strip_suffix(".gz").unwrap_or(&name);
+            if name.ends_with(".tsv") {
+                return Delimiter::Tab;
+            }
+        }
         let Some(line) = first_data_line(text) else {
             return Delimiter::Comma;
         };
@@ -163,9 +171,11 @@ mod tests {
 
     #[test]
     fn the_delimiter_is_the_one_the_first_data_line_holds_most_of() {
-        assert_eq!(Delimiter::detect(b"# a,b\n1;2;3\n"), Delimiter::Semicolon);
-        assert_eq!(Delimiter::detect(b"a\tb,c\td\n"), Delimiter::Tab);
-        assert_eq!(Delimiter::detect(b"1,2\n"), Delimiter::Comma);
-        assert_eq!(Delimiter::detect(b"1 2\n"), Delimiter::Blanks);
+        assert_eq!(Delimiter::detect(None, b"# a,b\n1;2;3\n"), Delimiter::Semicolon);
+        assert_eq!(Delimiter::detect(None, b"a\tb,c\td\n"), Delimiter::Tab);
+        assert_eq!(Delimiter::detect(None, b"1,2\n"), Delimiter::Comma);
+        assert_eq!(Delimiter::detect(None, b"1 2\n"), Delimiter::Blanks);
+        let tsv = std::path::Path::new("names.TSV.gz");
+        assert_eq!(Delimiter::detect(Some(tsv), b"a, b\tc\n"), Delimiter::Tab);
     }
 }

@@ -62,9 +62,9 @@ pub struct LoadOptions {
     /// ([`EdgeStream::ids`](crate::EdgeStream::ids),
     /// [`Csr::ids`](dyngraph_core::Csr::ids)).
     pub ids: IdMode,
-    /// What separates an edge list's fields; `None` detects it: the
-    /// delimiter a `.csv`/`.tsv` file's first data line holds most of,
-    /// blanks for every other format ([`Delimiter`]). Matrix Market files
+    /// What separates an edge list's fields; `None` detects it: tabs for a
+    /// `.tsv` file, the delimiter a `.csv` file's first data line holds
+    /// most of, blanks for every other format ([`Delimiter`]). Matrix Market files
     /// are always blank-separated.
     pub delimiter: Option<Delimiter>,
     /// The first data line of an edge list is a header row: skip it. A

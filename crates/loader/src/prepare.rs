@@ -145,7 +145,7 @@ pub(crate) fn prepare<'a>(
         return Ok(prepared);
     }
     prepared.delimiter = options.delimiter.unwrap_or(match prepared.format {
-        Format::Csv => Delimiter::detect(text),
+        Format::Csv => Delimiter::detect(path, text),
         _ => Delimiter::Blanks,
     });
     let delimiter = prepared.delimiter;

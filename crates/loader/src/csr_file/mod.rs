@@ -313,21 +313,29 @@ pub(crate) fn has_magic(bytes: &[u8]) -> bool {
 /// Whether the file at `path` is a binary `Csr` file, judged by its first
 /// eight bytes ([`CSR_FILE_MAGIC`]) whatever its name. A file that starts
 /// with the magic but is broken still answers `true`: opening it then says
-/// what is wrong.
+/// what is wrong. A pipe (`/dev/stdin`, a process substitution) answers
+/// `false` without being read, since what is read from a pipe is gone: the
+/// loader's readers read it once, whole, and recognise a binary file in it
+/// by the same magic.
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be opened or read (a directory
 /// included).
 pub fn is_csr_file(path: impl AsRef<Path>) -> Result<bool> {
     let path = path.as_ref();
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    if !metadata.is_file() && !metadata.is_dir() {
+        return Ok(false);
+    }
     let file = crate::load::open_file(path)?;
     let mut head = Vec::with_capacity(CSR_FILE_MAGIC.len());
     file.take(CSR_FILE_MAGIC.len() as u64)
         .read_to_end(&mut head)
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(io)?;
     Ok(has_magic(&head))
 }
 
