@@ -180,7 +180,9 @@ impl Default for CsrFileOptions {
 ///
 /// # Cost model
 /// Open: header checks plus, by default, one parallel CRC pass over the
-/// file. [`CsrFile::view`]: the CSR invariant checks of [`CsrView::new`]
+/// file, and a copy of the original ids, when the file has them, into an
+/// [`IdMap`](dyngraph_core::IdMap) (8 bytes per vertex, or the names'
+/// bytes plus 8). [`CsrFile::view`]: the CSR invariant checks of [`CsrView::new`]
 /// (a parallel pass over offsets and targets) on every call, so take the
 /// view once and keep it. Memory: the page cache only.
 #[derive(Debug)]
@@ -277,6 +279,12 @@ impl CsrFile {
     /// header (then [`CsrFile::view`] has them: [`CsrView::ids`]).
     pub fn has_ids(&self) -> bool {
         self.layout.flags & FLAG_IDS != 0
+    }
+
+    /// The original ids of the vertices, decoded from the file when it
+    /// was opened, or `None` when its ids are the vertex ids.
+    pub fn ids(&self) -> Option<&dyngraph_core::IdMap> {
+        self.layout.ids.as_ref()
     }
 
     /// The mapped file's path.
