@@ -154,7 +154,11 @@ mod tests {
         assert_eq!(parse_delimiter(","), Ok(Delimiter::Comma));
         assert_eq!(parse_delimiter("tab"), Ok(Delimiter::Tab));
         assert_eq!(parse_delimiter("\t"), Ok(Delimiter::Tab));
-        assert!(parse_delimiter("|").unwrap_err().contains("not a delimiter"));
+        assert!(
+            parse_delimiter("|")
+                .unwrap_err()
+                .contains("not a delimiter")
+        );
     }
 
     #[test]

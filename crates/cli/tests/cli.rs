@@ -1179,12 +1179,25 @@ fn load_and_convert_say_in_one_line_when_they_relabel() {
     assert!(stdout.contains("vertices        3\n"), "{stdout}");
     let json: Value =
         serde_json::from_slice(&dyngraph(&["load", file, "--json", "-"]).stdout).unwrap();
-    assert!(json["relabelled"].as_str().unwrap().starts_with("3 integer ids"), "{json}");
+    assert!(
+        json["relabelled"]
+            .as_str()
+            .unwrap()
+            .starts_with("3 integer ids"),
+        "{json}"
+    );
     let line = one_line_error(&dyngraph(&["load", file, "--ids", "keep"]));
-    assert!(line.contains("--ids auto") && line.contains("2000000"), "{line}");
+    assert!(
+        line.contains("--ids auto") && line.contains("2000000"),
+        "{line}"
+    );
     // Dense files say nothing.
     let quiet = dyngraph(&["load", sample().to_str().unwrap()]);
-    assert!(quiet.status.success() && quiet.stderr.is_empty(), "{}", stderr(&quiet));
+    assert!(
+        quiet.status.success() && quiet.stderr.is_empty(),
+        "{}",
+        stderr(&quiet)
+    );
 }
 
 /// Issue 26, defect 2: a UTF-8 byte-order mark loaded 3 vertices instead
@@ -1217,7 +1230,10 @@ fn a_header_line_is_refused_naming_the_option_that_skips_it() {
     );
     let output = dyngraph(&["load", file, "--header"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("vertices        3\nedges           2\n"), "{stdout}");
+    assert!(
+        stdout.contains("vertices        3\nedges           2\n"),
+        "{stdout}"
+    );
     // A delimited file with a header: the delimiter detected, the header
     // skipped on request.
     let csv = input_file("header", "people.csv", b"source;target\n1;2\n2;0\n");
@@ -1233,7 +1249,11 @@ fn convert_keeps_original_ids_in_text_outputs() {
     let path = input_file("convert-ids", "r.el", b"1 2\n3 4294967296\n");
     let dir = path.parent().unwrap();
     let convert = |to: &str| {
-        dyngraph(&["convert", path.to_str().unwrap(), dir.join(to).to_str().unwrap()])
+        dyngraph(&[
+            "convert",
+            path.to_str().unwrap(),
+            dir.join(to).to_str().unwrap(),
+        ])
     };
     let output = convert("o.el");
     assert!(output.status.success(), "{}", stderr(&output));
@@ -1251,11 +1271,18 @@ fn convert_keeps_original_ids_in_text_outputs() {
         back.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(std::fs::read_to_string(&back).unwrap(), "1,2\n3,4294967296\n");
+    assert_eq!(
+        std::fs::read_to_string(&back).unwrap(),
+        "1,2\n3,4294967296\n"
+    );
     // Matrix Market numbers vertices: refused, saying why.
     let output = convert("o.mtx");
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("cannot be kept in it"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cannot be kept in it"),
+        "{}",
+        stderr(&output)
+    );
     assert!(!dir.join("o.mtx").exists());
 }
 
@@ -1272,7 +1299,10 @@ fn binary_garbage_and_a_gzip_of_garbage_are_not_text_graph_files() {
         .args(["-c", raw.to_str().unwrap()])
         .output()
         .map(|out| std::fs::write(&gzipped, out.stdout));
-    for path in [Some(&raw), status.is_ok().then_some(&gzipped)].into_iter().flatten() {
+    for path in [Some(&raw), status.is_ok().then_some(&gzipped)]
+        .into_iter()
+        .flatten()
+    {
         let line = one_line_error(&dyngraph(&["load", path.to_str().unwrap()]));
         assert!(line.contains("not a text graph file"), "{line}");
     }
@@ -1284,8 +1314,15 @@ fn binary_garbage_and_a_gzip_of_garbage_are_not_text_graph_files() {
 fn an_empty_or_comments_only_file_says_what_is_missing() {
     let empty = input_file("no-edges", "empty.el", b"");
     let line = one_line_error(&dyngraph(&["load", empty.to_str().unwrap()]));
-    assert!(line.ends_with("the input is empty: a graph file holds one edge per line, such as `0 1`"), "{line}");
-    let comments = input_file("no-edges", "comments.txt", b"# a header\n% and nothing else\n");
+    assert!(
+        line.ends_with("the input is empty: a graph file holds one edge per line, such as `0 1`"),
+        "{line}"
+    );
+    let comments = input_file(
+        "no-edges",
+        "comments.txt",
+        b"# a header\n% and nothing else\n",
+    );
     let file = comments.to_str().unwrap();
     for verb in ["load", "convert"] {
         let out = comments.with_file_name("o.el");
@@ -1310,12 +1347,18 @@ fn an_empty_or_comments_only_file_says_what_is_missing() {
 fn a_negative_timestamp_and_a_nan_weight_are_named_at_their_line() {
     let path = input_file("values", "t.txt", b"0 1 5\n1 2 -5\n");
     let line = one_line_error(&dyngraph(&["load", path.to_str().unwrap()]));
-    assert!(line.ends_with(":2:5: timestamp -5 is negative; a timestamp is a whole number from 0 up"), "{line}");
+    assert!(
+        line.ends_with(":2:5: timestamp -5 is negative; a timestamp is a whole number from 0 up"),
+        "{line}"
+    );
     let path = input_file("values", "w.wel", b"0 1 1\n1 2 nan\n");
     let line = one_line_error(&dyngraph(&["load", path.to_str().unwrap()]));
     assert_eq!(
         line,
-        format!("error: {}:2:5: weight nan is not a number; every weight must be one", path.display())
+        format!(
+            "error: {}:2:5: weight nan is not a number; every weight must be one",
+            path.display()
+        )
     );
 }
 
@@ -1333,7 +1376,10 @@ fn a_weight_column_and_commas_are_one_named_option_away() {
     let path = input_file("options", "names.el", b"alice,bob\n");
     let file = path.to_str().unwrap();
     let line = one_line_error(&dyngraph(&["load", file]));
-    assert!(line.contains("separated by blanks") && line.contains("--delimiter ','"), "{line}");
+    assert!(
+        line.contains("separated by blanks") && line.contains("--delimiter ','"),
+        "{line}"
+    );
     let output = dyngraph(&["load", file, "--delimiter", ","]);
     assert!(output.status.success(), "{}", stderr(&output));
 }

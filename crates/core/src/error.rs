@@ -226,7 +226,10 @@ impl fmt::Display for ParseErrorKind {
                  (`--third-column weight` on the command line)"
             ),
             Self::NanWeight { token } => {
-                write!(f, "weight {token} is not a number; every weight must be one")
+                write!(
+                    f,
+                    "weight {token} is not a number; every weight must be one"
+                )
             }
             Self::NegativeWeight { token } => write!(
                 f,

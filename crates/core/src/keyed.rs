@@ -1,57 +1,4 @@
-//! [`Keyed`]: any store, held by its users' own ids.
-//!
-//! A store numbers its vertices `0..n`; people name theirs by user ids,
-//! account numbers, URLs. `Keyed<S>` pairs a store with a growing
-//! [`IdMap`] and takes and gives keys: edges are inserted and deleted by
-//! key (one at a time or in batches), a key never seen before becomes a new
-//! vertex at once, and results come back by key ([`Keyed::by_key`]).
-//! Reads, kernels and snapshots go to the store as they are: `Keyed<S>`
-//! implements the read traits and [`Snapshots`] by passing them on, so a
-//! kernel runs on it directly and its per-vertex result is then read by
-//! key.
-//!
-//! Every vertex has a key: the store's vertex count equals the map's
-//! length after every call (checked on [`Keyed::new`]). Keys are only ever
-//! appended, so vertex ids already handed out (in a result, a snapshot)
-//! keep naming the same keys.
-//!
-//! # Cost model
-//!
-//! On top of the store's own cost: a single insert looks up (and, when
-//! new, appends) two keys, `O(log V)` or `O(1)` each (see [`IdMap`]); a
-//! batch looks its keys up in parallel, appends the new ones serially in
-//! key order, and hands the store one batch of vertex ids (two `u32`
-//! columns, plus weights). Deleting looks keys up only: a key the map does
-//! not hold has no edge to delete. Memory: the map (8 bytes per integer
-//! key, the bytes plus 8 per string key, more for keys added out of order)
-//! and a batch's vertex columns while it is applied.
-//!
-//! ```
-//! use dyngraph_core::testing::ReferenceGraph;
-//! use dyngraph_core::{IdKind, IdMap, Keyed, OutNeighbors, Semantics};
-//!
-//! // Any dynamic store of the contract (the reference model here).
-//! let store = ReferenceGraph::new(Semantics::Multigraph);
-//! let mut g = Keyed::new(store, IdMap::new(IdKind::Strings))?;
-//! g.insert_edges(&[("alice", "bob"), ("bob", "carol")])?;
-//! g.insert_edge("carol", "dave")?; // a new key, a new vertex
-//! assert!(g.delete_edge("alice", "bob")?);
-//! assert!(!g.delete_edge("alice", "zoe")?); // an unknown key has no edges
-//!
-//! let bob = g.vertex("bob").unwrap();
-//! let named: Vec<String> = g
-//!     .out_neighbors(bob)
-//!     .map(|v| g.key(v).unwrap().to_string())
-//!     .collect();
-//! assert_eq!(named, ["carol"]);
-//!
-//! // A per-vertex result (a degree here; PageRank scores alike) by key.
-//! let degrees: Vec<u64> = (0..g.ids().len() as u32).map(|v| g.out_degree(v)).collect();
-//! let by_key = g.by_key(&degrees);
-//! assert_eq!(by_key.get("carol"), Some(&1));
-//! assert_eq!(by_key.top(1)[0].0.to_string(), "bob");
-//! # Ok::<(), dyngraph_core::Error>(())
-//! ```
+//! [`Keyed`]: any store, held by its users' own ids (its docs say how).
 
 use crate::ids::{IdKey, IdKind, IdMap, OriginalId};
 use crate::source::{EdgeChunk, EdgeSource};
@@ -61,7 +8,60 @@ use crate::{Edge, Error, Result, Semantics, UpdateReport, VertexId, Weight};
 use rayon::prelude::*;
 use std::cmp::Ordering;
 
-/// A store `S` held by keys: see the [module docs](self).
+/// Any store, held by its users' own ids.
+///
+/// A store numbers its vertices `0..n`; people name theirs by user ids,
+/// account numbers, URLs. `Keyed<S>` pairs a store with a growing
+/// [`IdMap`] and takes and gives keys: edges are inserted and deleted by
+/// key (one at a time or in batches), a key never seen before becomes a new
+/// vertex at once, and results come back by key ([`Keyed::by_key`]).
+/// Reads, kernels and snapshots go to the store as they are: `Keyed<S>`
+/// implements the read traits and [`Snapshots`] by passing them on, so a
+/// kernel runs on it directly and its per-vertex result is then read by
+/// key.
+///
+/// Every vertex has a key: the store's vertex count equals the map's
+/// length after every call (checked on [`Keyed::new`]). Keys are only ever
+/// appended, so vertex ids already handed out (in a result, a snapshot)
+/// keep naming the same keys.
+///
+/// # Cost model
+///
+/// On top of the store's own cost: a single insert looks up (and, when
+/// new, appends) two keys, `O(log V)` or `O(1)` each (see [`IdMap`]); a
+/// batch looks its keys up in parallel, appends the new ones serially in
+/// key order, and hands the store one batch of vertex ids (two `u32`
+/// columns, plus weights). Deleting looks keys up only: a key the map does
+/// not hold has no edge to delete. Memory: the map (8 bytes per integer
+/// key, the bytes plus 8 per string key, more for keys added out of order)
+/// and a batch's vertex columns while it is applied.
+///
+/// ```
+/// use dyngraph_core::testing::ReferenceGraph;
+/// use dyngraph_core::{IdKind, IdMap, Keyed, OutNeighbors, Semantics};
+///
+/// // Any dynamic store of the contract (the reference model here).
+/// let store = ReferenceGraph::new(Semantics::Multigraph);
+/// let mut g = Keyed::new(store, IdMap::new(IdKind::Strings))?;
+/// g.insert_edges(&[("alice", "bob"), ("bob", "carol")])?;
+/// g.insert_edge("carol", "dave")?; // a new key, a new vertex
+/// assert!(g.delete_edge("alice", "bob")?);
+/// assert!(!g.delete_edge("alice", "zoe")?); // an unknown key has no edges
+///
+/// let bob = g.vertex("bob").unwrap();
+/// let named: Vec<String> = g
+///     .out_neighbors(bob)
+///     .map(|v| g.key(v).unwrap().to_string())
+///     .collect();
+/// assert_eq!(named, ["carol"]);
+///
+/// // A per-vertex result (a degree here; PageRank scores alike) by key.
+/// let degrees: Vec<u64> = (0..g.ids().len() as u32).map(|v| g.out_degree(v)).collect();
+/// let by_key = g.by_key(&degrees);
+/// assert_eq!(by_key.get("carol"), Some(&1));
+/// assert_eq!(by_key.top(1)[0].0.to_string(), "bob");
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Keyed<S> {
     store: S,
@@ -211,14 +211,7 @@ impl<S: GraphUpdate> Keyed<S> {
     /// As [`Keyed::insert_edge`], for the whole batch: on an error nothing
     /// of it is kept.
     pub fn insert_edges<K: IdKey>(&mut self, edges: &[(K, K)]) -> Result<UpdateReport> {
-        let key_at = |i: usize| {
-            let (src, dst) = &edges[i / 2];
-            if i % 2 == 0 {
-                src.as_original()
-            } else {
-                dst.as_original()
-            }
-        };
+        let key_at = |i: usize| endpoint(&edges[i / 2].0, &edges[i / 2].1, i);
         self.insert_batch(edges.len(), key_at, None)
     }
 
@@ -231,14 +224,7 @@ impl<S: GraphUpdate> Keyed<S> {
         &mut self,
         edges: &[(K, K, Weight)],
     ) -> Result<UpdateReport> {
-        let key_at = |i: usize| {
-            let (src, dst, _) = &edges[i / 2];
-            if i % 2 == 0 {
-                src.as_original()
-            } else {
-                dst.as_original()
-            }
-        };
+        let key_at = |i: usize| endpoint(&edges[i / 2].0, &edges[i / 2].1, i);
         let weights: Vec<Weight> = edges.par_iter().map(|e| e.2).collect();
         self.insert_batch(edges.len(), key_at, Some(&weights))
     }
@@ -255,9 +241,15 @@ impl<S: GraphUpdate> Keyed<S> {
         let vertices = self
             .ids
             .intern_with(2 * count, key_at, self.store.vertex_limit())?;
-        let (src, dst): (Vec<VertexId>, Vec<VertexId>) =
-            vertices.par_chunks(2).map(|pair| (pair[0], pair[1])).unzip();
-        let batch = EdgeChunk { src: &src, dst: &dst, weights };
+        let (src, dst): (Vec<VertexId>, Vec<VertexId>) = vertices
+            .par_chunks(2)
+            .map(|pair| (pair[0], pair[1]))
+            .unzip();
+        let batch = EdgeChunk {
+            src: &src,
+            dst: &dst,
+            weights,
+        };
         let result = self.store.insert_edges(&batch);
         self.settle(before, result)
     }
@@ -312,11 +304,11 @@ impl<S: GraphUpdate> Keyed<S> {
         match result {
             Ok(value) => {
                 let missing = self.ids.len().saturating_sub(self.store.vertex_count());
-                if missing > 0 {
-                    if let Err(error) = self.store.add_vertices(missing) {
-                        self.ids.truncate(self.store.vertex_count().max(before));
-                        return Err(error);
-                    }
+                if missing > 0
+                    && let Err(error) = self.store.add_vertices(missing)
+                {
+                    self.ids.truncate(self.store.vertex_count().max(before));
+                    return Err(error);
                 }
                 Ok(value)
             }
@@ -325,6 +317,16 @@ impl<S: GraphUpdate> Keyed<S> {
                 Err(error)
             }
         }
+    }
+}
+
+/// Key `i` of a batch laid out as source, destination, source, ...: the
+/// source of pair `i / 2` for even `i`, else its destination.
+fn endpoint<'k, K: IdKey>(src: &'k K, dst: &'k K, i: usize) -> OriginalId<'k> {
+    if i.is_multiple_of(2) {
+        src.as_original()
+    } else {
+        dst.as_original()
     }
 }
 

@@ -50,6 +50,16 @@
 //! semantics: a repeated insert or a missing delete is a no-op). The
 //! [`GraphUpdate`] docs give the exact rules.
 //!
+//! # Keys: the ids users have
+//!
+//! [`IdMap`] maps 64-bit integer or string keys to vertex ids and grows as
+//! new keys come (batches interned in parallel, lookups both ways, an
+//! append-only byte form for persistence). [`Keyed`] wraps any dynamic
+//! store so that edges go in and out by key and results come back by key
+//! ([`Keyed::by_key`]); kernels and snapshots run on it as on the store.
+//! A loaded file's keys travel with its edges ([`EdgeSource::ids`]), into
+//! [`Csr::ids`] and [`Keyed::from_edges`].
+//!
 //! # Testing support
 //!
 //! With the `testing` feature, `testing::ReferenceGraph` is a plain

@@ -159,8 +159,14 @@ mod tests {
         assert_eq!(strs("1,2,0.5", Delimiter::Comma), ["1", "2", "0.5"]);
         assert_eq!(strs(" 1 , 2 ,", Delimiter::Comma), ["1", "2"]);
         assert_eq!(strs("1,,2", Delimiter::Comma), ["1", "", "2"]);
-        assert_eq!(strs("\"Smith, Ann\",bob", Delimiter::Comma), ["Smith, Ann", "bob"]);
-        assert_eq!(strs("Ann Lee\tBob Ray", Delimiter::Tab), ["Ann Lee", "Bob Ray"]);
+        assert_eq!(
+            strs("\"Smith, Ann\",bob", Delimiter::Comma),
+            ["Smith, Ann", "bob"]
+        );
+        assert_eq!(
+            strs("Ann Lee\tBob Ray", Delimiter::Tab),
+            ["Ann Lee", "Bob Ray"]
+        );
         assert_eq!(strs("a;b", Delimiter::Semicolon), ["a", "b"]);
         assert_eq!(strs("", Delimiter::Comma), [""; 0]);
         assert_eq!(strs("  a  b ", Delimiter::Blanks), ["a", "b"]);
@@ -171,7 +177,10 @@ mod tests {
 
     #[test]
     fn the_delimiter_is_the_one_the_first_data_line_holds_most_of() {
-        assert_eq!(Delimiter::detect(None, b"# a,b\n1;2;3\n"), Delimiter::Semicolon);
+        assert_eq!(
+            Delimiter::detect(None, b"# a,b\n1;2;3\n"),
+            Delimiter::Semicolon
+        );
         assert_eq!(Delimiter::detect(None, b"a\tb,c\td\n"), Delimiter::Tab);
         assert_eq!(Delimiter::detect(None, b"1,2\n"), Delimiter::Comma);
         assert_eq!(Delimiter::detect(None, b"1 2\n"), Delimiter::Blanks);

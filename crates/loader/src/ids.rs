@@ -79,7 +79,10 @@ pub const SPARSE_FLOOR: u64 = 1 << 20;
 /// Whether a field reads as a number (an optional sign, digits, an
 /// optional fraction and exponent): a header's names do not.
 pub(crate) fn looks_numeric(token: &[u8]) -> bool {
-    let digits = token.strip_prefix(b"-").or_else(|| token.strip_prefix(b"+")).unwrap_or(token);
+    let digits = token
+        .strip_prefix(b"-")
+        .or_else(|| token.strip_prefix(b"+"))
+        .unwrap_or(token);
     digits.first().is_some_and(u8::is_ascii_digit)
         && digits
             .iter()
@@ -90,19 +93,26 @@ pub(crate) fn looks_numeric(token: &[u8]) -> bool {
 /// fields does not).
 pub(crate) fn ids_look_numeric(line: &[u8], delimiter: Delimiter) -> bool {
     let mut pos = 0;
-    let mut numeric = || next_field(line, &mut pos, delimiter).is_some_and(|(_, t)| looks_numeric(t));
+    let mut numeric =
+        || next_field(line, &mut pos, delimiter).is_some_and(|(_, t)| looks_numeric(t));
     numeric() && numeric()
 }
 
-/// Whether ids in `0..=max_id` over these columns are sparse: the largest
-/// id + 1 is at least [`SPARSE_FLOOR`] and more than four times the
-/// distinct ids.
-pub(crate) fn is_sparse(src: &[VertexId], dst: &[VertexId], max_id: VertexId) -> bool {
+/// Whether the ids in `0..=max_id` held by `runs` of these columns are
+/// sparse: the largest id + 1 is at least [`SPARSE_FLOOR`] and more than
+/// four times the distinct ids. (Slots outside the runs are not edges:
+/// a parse's gaps.)
+pub(crate) fn is_sparse(
+    src: &[VertexId],
+    dst: &[VertexId],
+    runs: &[std::ops::Range<usize>],
+    max_id: VertexId,
+) -> bool {
     let bound = max_id as u64 + 1;
     if bound < SPARSE_FLOOR {
         return false;
     }
-    let occurrences = (src.len() + dst.len()) as u64;
+    let occurrences = 2 * runs.iter().map(|run| run.len() as u64).sum::<u64>();
     if bound > 4 * occurrences {
         // Distinct ids are at most the occurrences.
         return true;
@@ -116,8 +126,10 @@ pub(crate) fn is_sparse(src: &[VertexId], dst: &[VertexId], max_id: VertexId) ->
     let mark = |id: &VertexId| {
         seen[*id as usize / 64].fetch_or(1 << (id % 64), std::sync::atomic::Ordering::Relaxed);
     };
-    src.par_iter().for_each(mark);
-    dst.par_iter().for_each(mark);
+    for run in runs {
+        src[run.clone()].par_iter().for_each(mark);
+        dst[run.clone()].par_iter().for_each(mark);
+    }
     let distinct: u64 = seen
         .par_iter()
         .map(|w| u64::from(w.load(std::sync::atomic::Ordering::Relaxed).count_ones()))
@@ -383,17 +395,32 @@ mod tests {
 
     #[test]
     fn sparse_means_the_bound_exceeds_four_times_the_distinct_ids() {
-        assert!(is_sparse(&[1], &[50_000_000], 50_000_000));
-        assert!(!is_sparse(&[0, 1, 2], &[3, 4, 5], 5));
+        let sparse = |src: &[u32], dst: &[u32], max| {
+            let all = 0..src.len();
+            is_sparse(src, dst, std::slice::from_ref(&all), max)
+        };
+        assert!(sparse(&[1], &[50_000_000], 50_000_000));
+        assert!(!sparse(&[0, 1, 2], &[3, 4, 5], 5));
         // Below the floor, nothing is sparse.
-        assert!(!is_sparse(&[0], &[8], 8));
-        assert!(!is_sparse(&[0], &[88_580], 88_580));
+        assert!(!sparse(&[0], &[8], 8));
+        assert!(!sparse(&[0], &[88_580], 88_580));
         // Distinct ids counted exactly: every other id below 2^21 is dense;
         // every fifth is not.
         let even: Vec<u32> = (0..1 << 21).step_by(2).collect();
-        assert!(!is_sparse(&even, &even, (1 << 21) - 2));
+        assert!(!sparse(&even, &even, (1 << 21) - 2));
         let fifth: Vec<u32> = (0..1 << 21).step_by(5).collect();
-        assert!(is_sparse(&fifth, &fifth, *fifth.last().unwrap()));
+        assert!(sparse(&fifth, &fifth, *fifth.last().unwrap()));
+        // Only the runs count: the ids in a gap are not edges.
+        let half = fifth.len() / 2;
+        let gapped: Vec<u32> = fifth[..half]
+            .iter()
+            .copied()
+            .chain(even.iter().copied())
+            .collect();
+        assert!(!sparse(&gapped, &gapped, (1 << 21) - 2));
+        let first_half = 0..half;
+        let runs = std::slice::from_ref(&first_half);
+        assert!(is_sparse(&gapped, &gapped, runs, *fifth.last().unwrap()));
     }
 
     #[test]

@@ -428,10 +428,17 @@ fn stream_from_prepared(prepared: &Prepared<'_>, options: &LoadOptions) -> Resul
         Ok(stream) => stream,
     };
     let max_id = stream.vertex_count().checked_sub(1);
+    let all = 0..stream.len();
+    let runs = std::slice::from_ref(&all);
     match max_id {
-        Some(max_id) if is_sparse(stream.src(), stream.dst(), max_id as u32) => {
+        Some(max_id) if is_sparse(stream.src(), stream.dst(), runs, max_id as u32) => {
             if !relabel {
-                return Err(sparse_ids(prepared, stream.src(), stream.dst(), max_id as u32));
+                return Err(sparse_ids(
+                    prepared,
+                    stream.src(),
+                    stream.dst(),
+                    max_id as u32,
+                ));
             }
             let ids = {
                 let (src, dst) = stream.columns_mut();
@@ -507,10 +514,16 @@ fn csr_from_prepared(prepared: &Prepared<'_>, options: &LoadOptions) -> Result<C
                 Ok(parsed) => parsed,
             };
             let sparse = parsed.vertex_count > 0 && {
+                // The filled runs only, so the stream reader (which reads
+                // the same edges compacted) decides the same.
                 let columns = &parsed.blocks.columns;
-                // Slots outside the filled runs hold zeros, which only
-                // ever add one id to the count: a safe bias toward dense.
-                is_sparse(&columns.src, &columns.dst, parsed.vertex_count as u32 - 1)
+                let runs = parsed.blocks.runs();
+                is_sparse(
+                    &columns.src,
+                    &columns.dst,
+                    &runs,
+                    parsed.vertex_count as u32 - 1,
+                )
             };
             if sparse {
                 // The sparse ids of a dense parse: relabel in the stream.

@@ -142,4 +142,3 @@ setters! {
     /// Sets [`LoadOptions::nonnegative_weights`].
     nonnegative_weights: bool => nonnegative_weights;
 }
-

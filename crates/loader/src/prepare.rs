@@ -7,8 +7,8 @@
 use crate::fields::{Delimiter, next_field};
 use crate::format::Format;
 use crate::ids::{IdMode, ids_look_numeric};
-use crate::options::LoadOptions;
 use crate::number::quote;
+use crate::options::LoadOptions;
 use crate::parse::{is_skippable, split_line};
 use dyngraph_core::{Error, IdKind, Location, ParseErrorKind, Result};
 use std::path::Path;

@@ -382,7 +382,13 @@ fn absurd_id_is_refused_by_the_vertex_guard() {
     assert!(load_edge_stream(&path, &dense).is_ok());
     let error = load_edge_stream(&path, &LoadOptions::default()).unwrap_err();
     assert!(
-        matches!(error, dyngraph_core::Error::SparseIds { largest: 250_000_000, .. }),
+        matches!(
+            error,
+            dyngraph_core::Error::SparseIds {
+                largest: 250_000_000,
+                ..
+            }
+        ),
         "{error}"
     );
 }

@@ -20,11 +20,21 @@ fn relabelling_is_never_silent() {
     let text = b"1 2000000\n2000000 3\n";
     let error = parse_edge_stream(text, &LoadOptions::default()).unwrap_err();
     assert!(
-        matches!(error, Error::SparseIds { largest: 2_000_000, distinct: 3, .. }),
+        matches!(
+            error,
+            Error::SparseIds {
+                largest: 2_000_000,
+                distinct: 3,
+                ..
+            }
+        ),
         "{error:#?}"
     );
     let message = error.to_string();
-    assert!(message.contains("IdMode::Auto") && message.contains("IdMode::Dense"), "{message}");
+    assert!(
+        message.contains("IdMode::Auto") && message.contains("IdMode::Dense"),
+        "{message}"
+    );
     assert!(parse_csr(text, &LoadOptions::default()).is_err());
     // The same file with 900000 is dense enough to keep.
     let kept = parse_edge_stream(b"1 900000\n900000 3\n", &LoadOptions::default()).unwrap();
@@ -48,7 +58,12 @@ fn relabelling_is_never_silent() {
 fn names_are_relabelled_by_default_since_they_cannot_be_vertex_ids() {
     let stream = parse_edge_stream(b"alice bob\nbob carol\n", &LoadOptions::default()).unwrap();
     assert_eq!(stream.ids().map(|ids| ids.kind()), Some(IdKind::Strings));
-    assert!(stream.relabel_note().unwrap().starts_with("3 string ids relabelled"));
+    assert!(
+        stream
+            .relabel_note()
+            .unwrap()
+            .starts_with("3 string ids relabelled")
+    );
 }
 
 #[test]

@@ -50,7 +50,12 @@ fn a_utf8_byte_order_mark_is_skipped() {
     assert_eq!(pairs(&stream), [(0, 1), (1, 0)]);
     let path = temp("bom.el");
     std::fs::write(&path, text).unwrap();
-    assert_eq!(load_csr(&path, &LoadOptions::default()).unwrap().vertex_count(), 2);
+    assert_eq!(
+        load_csr(&path, &LoadOptions::default())
+            .unwrap()
+            .vertex_count(),
+        2
+    );
     // Before a header and a delimited file too.
     let csv = b"\xef\xbb\xbfsrc,dst\n0,1\n";
     let options = LoadOptions::default().format(Format::Csv).header(true);
@@ -76,7 +81,8 @@ fn a_header_line_is_never_an_edge() {
     assert!(skipped.ids().is_none());
     // Line numbers count the header: an error after it names its line.
     let bad = b"# a comment\nfrom to\n0 1\n1 x\n";
-    let (line, column, _) = parse_failure(parse_edge_stream(bad, &LoadOptions::default().header(true)));
+    let (line, column, _) =
+        parse_failure(parse_edge_stream(bad, &LoadOptions::default().header(true)));
     assert_eq!((line, column), (4, 3));
     // A file of names has no header to find: its first line is an edge.
     let names = parse_edge_stream(b"alice bob\nbob carol\n", &LoadOptions::default()).unwrap();
@@ -120,21 +126,38 @@ fn text_outputs_keep_the_original_ids() {
     assert!(error.to_string().contains(".csv or .tsv"), "{error}");
     let path = temp("names.tsv");
     write_edges(&path, &stream, Format::Csv).unwrap();
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "Smith, Ann\tBob Ray\nBob Ray\tcarol\n");
-    assert_eq!(load_edge_stream(&path, &LoadOptions::default()).unwrap(), stream);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "Smith, Ann\tBob Ray\nBob Ray\tcarol\n"
+    );
+    assert_eq!(
+        load_edge_stream(&path, &LoadOptions::default()).unwrap(),
+        stream
+    );
 }
 
 /// Issue 26, defect 6: binary garbage said "line ends before the
 /// destination vertex id".
 #[test]
 fn binary_garbage_is_not_a_text_graph_file() {
-    let mut garbage: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let mut garbage: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     garbage[0] = b'7';
     let not_text = |result: dyngraph_core::Result<EdgeStream>| {
         let error = result.unwrap_err();
-        assert!(error.to_string().contains("not a text graph file"), "{error}");
         assert!(
-            matches!(error, Error::Parse { kind: ParseErrorKind::NotText { .. }, .. }),
+            error.to_string().contains("not a text graph file"),
+            "{error}"
+        );
+        assert!(
+            matches!(
+                error,
+                Error::Parse {
+                    kind: ParseErrorKind::NotText { .. },
+                    ..
+                }
+            ),
             "{error:#?}"
         );
     };
@@ -147,8 +170,12 @@ fn binary_garbage_is_not_a_text_graph_file() {
     std::fs::write(&path, &gzipped).unwrap();
     not_text(load_edge_stream(&path, &LoadOptions::default()));
     // Control bytes without a NUL, on the line that fails.
-    not_text(parse_edge_stream(b"0 1\n2\x01\x02 3\n", &LoadOptions::default()));
-    let (line, column, _) = parse_failure(parse_edge_stream(b"0 1\n2\x013\n", &LoadOptions::default()));
+    not_text(parse_edge_stream(
+        b"0 1\n2\x01\x02 3\n",
+        &LoadOptions::default(),
+    ));
+    let (line, column, _) =
+        parse_failure(parse_edge_stream(b"0 1\n2\x013\n", &LoadOptions::default()));
     assert_eq!((line, column), (2, 2));
 }
 
@@ -166,8 +193,10 @@ fn an_empty_file_says_what_a_graph_file_holds() {
 /// Issue 26, defect 6: `-5` as a timestamp was a "non-numeric token".
 #[test]
 fn a_negative_timestamp_is_called_negative() {
-    let (line, column, kind) =
-        parse_failure(parse_edge_stream(b"0 1 5\n1 2 -5\n", &LoadOptions::default()));
+    let (line, column, kind) = parse_failure(parse_edge_stream(
+        b"0 1 5\n1 2 -5\n",
+        &LoadOptions::default(),
+    ));
     assert_eq!((line, column), (2, 5));
     assert_eq!(
         kind.to_string(),
@@ -183,11 +212,16 @@ fn a_weight_column_read_as_timestamps_names_the_option() {
     std::fs::write(&path, "1 2 0.5\n2 3 1.5\n").unwrap();
     let error = load_edge_stream(&path, &LoadOptions::default()).unwrap_err();
     assert!(
-        error.to_string().contains("LoadOptions::third_column(ThirdColumn::Weight)"),
+        error
+            .to_string()
+            .contains("LoadOptions::third_column(ThirdColumn::Weight)"),
         "{error}"
     );
-    let weighted =
-        load_edge_stream(&path, &LoadOptions::default().third_column(ThirdColumn::Weight)).unwrap();
+    let weighted = load_edge_stream(
+        &path,
+        &LoadOptions::default().third_column(ThirdColumn::Weight),
+    )
+    .unwrap();
     assert_eq!(weighted.weights(), Some(&[0.5, 1.5][..]));
 }
 
@@ -200,7 +234,10 @@ fn nan_and_negative_weights_are_refused_at_their_line() {
     let error = load_edge_stream(&path, &LoadOptions::default()).unwrap_err();
     assert_eq!(
         error.to_string(),
-        format!("{}:2:5: weight NaN is not a number; every weight must be one", path.display())
+        format!(
+            "{}:2:5: weight NaN is not a number; every weight must be one",
+            path.display()
+        )
     );
     assert!(load_csr(&path, &LoadOptions::default()).is_err());
     std::fs::write(&path, "0 1 2\n1 2 -1\n").unwrap();
@@ -220,7 +257,9 @@ fn nan_and_negative_weights_are_refused_at_their_line() {
     }
     // Names and delimited files alike.
     let csv = b"a,b,1\nb,c,nan\n";
-    let options = LoadOptions::default().format(Format::Csv).third_column(ThirdColumn::Weight);
+    let options = LoadOptions::default()
+        .format(Format::Csv)
+        .third_column(ThirdColumn::Weight);
     let (line, _, kind) = parse_failure(parse_edge_stream(csv, &options));
     assert_eq!(line, 2);
     assert!(matches!(kind, ParseErrorKind::NanWeight { .. }));
@@ -244,7 +283,10 @@ fn a_pipe_is_read_once() {
     let stream = load_edge_stream(&fifo, &LoadOptions::default()).unwrap();
     writer.join().unwrap();
     assert_eq!(pairs(&stream), [(0, 1), (1, 2), (2, 0)]);
-    assert!(!dyngraph_loader::is_csr_file(&fifo).unwrap(), "a pipe is not probed");
+    assert!(
+        !dyngraph_loader::is_csr_file(&fifo).unwrap(),
+        "a pipe is not probed"
+    );
 }
 
 /// Issue 25: `alice,bob` read with blanks between fields did not say what
@@ -252,7 +294,9 @@ fn a_pipe_is_read_once() {
 #[test]
 fn a_comma_separated_line_read_as_blanks_says_what_separates_fields() {
     let options = LoadOptions::default().format(Format::EdgeList);
-    let message = parse_edge_stream(b"alice,bob\n", &options).unwrap_err().to_string();
+    let message = parse_edge_stream(b"alice,bob\n", &options)
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         message,
         "<input>:1:10: line ends before the destination vertex id: fields are separated by \
@@ -276,7 +320,13 @@ fn csv_and_tsv_files_detect_their_delimiter_and_skip_a_header_on_request() {
     let path = temp("people.csv");
     std::fs::write(&path, "source;target;time\n1;2;10\n2;3;11\n").unwrap();
     let error = load_edge_stream(&path, &LoadOptions::default()).unwrap_err();
-    assert!(matches!(error, Error::Parse { kind: ParseErrorKind::Header { .. }, .. }));
+    assert!(matches!(
+        error,
+        Error::Parse {
+            kind: ParseErrorKind::Header { .. },
+            ..
+        }
+    ));
     let stream = load_edge_stream(&path, &LoadOptions::default().header(true)).unwrap();
     assert_eq!(pairs(&stream), [(1, 2), (2, 3)]);
     assert_eq!(stream.timestamps(), Some(&[10, 11][..]));
@@ -295,19 +345,30 @@ fn csv_and_tsv_files_detect_their_delimiter_and_skip_a_header_on_request() {
 /// did not store it.
 #[test]
 fn original_ids_flow_into_a_csr_a_keyed_store_and_a_binary_file() {
-    let stream = parse_edge_stream(b"alice bob\nbob carol\ncarol alice\n", &LoadOptions::default())
-        .unwrap();
+    let stream = parse_edge_stream(
+        b"alice bob\nbob carol\ncarol alice\n",
+        &LoadOptions::default(),
+    )
+    .unwrap();
     let csr = Csr::from_edges(&stream, CsrOptions::default()).unwrap();
     assert_eq!(csr.ids(), stream.ids());
     let keyed = Keyed::<Csr>::from_edges(&stream, CsrOptions::default()).unwrap();
     let bob = keyed.vertex("bob").unwrap();
-    let after: Vec<_> = keyed.out_neighbors(bob).map(|v| keyed.key(v).unwrap()).collect();
+    let after: Vec<_> = keyed
+        .out_neighbors(bob)
+        .map(|v| keyed.key(v).unwrap())
+        .collect();
     assert_eq!(after, [OriginalId::String(b"carol")]);
     assert_eq!(keyed.ids().kind(), IdKind::Strings);
     let path = temp("names.dgcsr");
     write_csr_file(&path, &csr).unwrap();
     assert_eq!(read_csr_file(&path).unwrap(), csr);
-    assert_eq!(load_edge_stream(&path, &LoadOptions::default()).unwrap().ids(), stream.ids());
+    assert_eq!(
+        load_edge_stream(&path, &LoadOptions::default())
+            .unwrap()
+            .ids(),
+        stream.ids()
+    );
 }
 
 #[test]
@@ -316,16 +377,27 @@ fn the_bundled_sample_reads_the_same_as_csv_tsv_and_back() {
     for name in ["college.csv", "college.tsv.gz"] {
         let path = temp(name);
         write_edges(&path, &stream, Format::Csv).unwrap();
-        assert_eq!(load_edge_stream(&path, &LoadOptions::default()).unwrap(), stream);
+        assert_eq!(
+            load_edge_stream(&path, &LoadOptions::default()).unwrap(),
+            stream
+        );
         let csr = load_csr(&path, &LoadOptions::default()).unwrap();
-        assert_eq!(csr, load_csr(college_msg(), &LoadOptions::default()).unwrap());
+        assert_eq!(
+            csr,
+            load_csr(college_msg(), &LoadOptions::default()).unwrap()
+        );
     }
 }
 
 /// Lines of `src dst [third]` with the fields joined by `separator`, some
 /// padded with spaces (a delimiter's fields are trimmed), comments between.
 /// Ids are spelled `{prefix}{id}` (names with a prefix).
-fn joined(edges: &[(u32, u32, Option<u32>)], prefix: &str, separator: &str, padded: bool) -> String {
+fn joined(
+    edges: &[(u32, u32, Option<u32>)],
+    prefix: &str,
+    separator: &str,
+    padded: bool,
+) -> String {
     let mut text = String::from("# a comment\n");
     for (i, &(src, dst, third)) in edges.iter().enumerate() {
         let pad = if padded && i % 2 == 1 { " " } else { "" };

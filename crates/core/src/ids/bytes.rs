@@ -1,21 +1,5 @@
 //! An [`IdMap`] as bytes: whole, or as a log of the keys appended since a
-//! point.
-//!
-//! The encoding is a sequence of records, each the keys of the vertices
-//! `first..first + count`, all integers little-endian:
-//!
-//! | offset | size | field |
-//! |---|---|---|
-//! | 0 | 4 | magic `b"DGID"` |
-//! | 4 | 1 | kind: 1 integers, 2 strings |
-//! | 5 | 3 | zero |
-//! | 8 | 8 | `first`: the vertex of the record's first key |
-//! | 16 | 8 | `count`: keys in the record |
-//! | 24 | `8 count` | integers: the keys; strings: each key's end offset in the bytes that follow |
-//! | … | … | strings only: the keys' bytes, concatenated |
-//!
-//! Records carry no checksum: the file or log that holds them checks its
-//! own bytes (the binary `Csr` file's CRC-32 covers them).
+//! point (layout in [`IdMap::to_bytes`]).
 
 use super::{IdKind, IdMap, Keys, OriginalId};
 use crate::{Error, Result, VertexId};
@@ -35,8 +19,24 @@ fn invalid(reason: String) -> Error {
 }
 
 impl IdMap {
-    /// The whole map as bytes (one record; [module docs](self) for the
-    /// layout). [`IdMap::from_bytes`] reads it back.
+    /// The whole map as bytes (one record). [`IdMap::from_bytes`] reads it
+    /// back.
+    ///
+    /// The encoding is a sequence of records, each the keys of the vertices
+    /// `first..first + count`, all integers little-endian:
+    ///
+    /// | offset | size | field |
+    /// |---|---|---|
+    /// | 0 | 4 | magic `b"DGID"` |
+    /// | 4 | 1 | kind: 1 integers, 2 strings |
+    /// | 5 | 3 | zero |
+    /// | 8 | 8 | `first`: the vertex of the record's first key |
+    /// | 16 | 8 | `count`: keys in the record |
+    /// | 24 | `8 count` | integers: the keys; strings: each key's end offset in the bytes that follow |
+    /// | … | … | strings only: the keys' bytes, concatenated |
+    ///
+    /// Records carry no checksum: the file or log that holds them checks its
+    /// own bytes (the binary `Csr` file's CRC-32 covers them).
     ///
     /// ```
     /// use dyngraph_core::{IdKind, IdMap};
@@ -136,12 +136,18 @@ impl IdMap {
 
     /// Applies the record at the start of `bytes`; returns what follows it.
     fn apply_record<'b>(&mut self, bytes: &'b [u8]) -> Result<&'b [u8]> {
-        let header = bytes
-            .get(..HEADER)
-            .ok_or_else(|| invalid(format!("{} bytes, shorter than a record header", bytes.len())))?;
-        let word = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().unwrap_or_default());
+        let header = bytes.get(..HEADER).ok_or_else(|| {
+            invalid(format!(
+                "{} bytes, shorter than a record header",
+                bytes.len()
+            ))
+        })?;
+        let word =
+            |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().unwrap_or_default());
         if &header[..4] != MAGIC || header[5..8] != [0, 0, 0] {
-            return Err(invalid("a record does not start with its magic bytes".into()));
+            return Err(invalid(
+                "a record does not start with its magic bytes".into(),
+            ));
         }
         if header[4] != kind_byte(self.kind()) {
             return Err(invalid(format!(
@@ -169,11 +175,16 @@ impl IdMap {
                 ))
             })? as usize;
         let (table, rest) = rest.split_at(words);
-        let value = |i: usize| u64::from_le_bytes(table[8 * i..8 * i + 8].try_into().unwrap_or_default());
+        let value =
+            |i: usize| u64::from_le_bytes(table[8 * i..8 * i + 8].try_into().unwrap_or_default());
         let (strings, rest) = match self.kind() {
             IdKind::Integers => (&[][..], rest),
             IdKind::Strings => {
-                let length = if count == 0 { 0 } else { value(count as usize - 1) };
+                let length = if count == 0 {
+                    0
+                } else {
+                    value(count as usize - 1)
+                };
                 if length > rest.len() as u64 {
                     return Err(invalid(format!(
                         "a record's strings need {length} bytes, {} are left",

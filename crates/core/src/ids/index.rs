@@ -76,8 +76,8 @@ impl TailIndex {
         self.by_fingerprint.capacity() * (8 + 4 + 1)
             + self
                 .collisions
-                .iter()
-                .map(|(bytes, _)| bytes.len() + 16 + 4 + 1)
+                .keys()
+                .map(|bytes| bytes.len() + 16 + 4 + 1)
                 .sum::<usize>()
     }
 }

@@ -1,56 +1,5 @@
-//! The ids users have: 64-bit integers or strings ("keys"), mapped to the
-//! dense `u32` vertex ids every store uses, in a map that grows.
-//!
-//! An [`IdMap`] holds one key per vertex, in vertex order, and answers both
-//! directions: vertex → key is an index, key → vertex a lookup. It only
-//! ever grows, by appending: a key once given a vertex keeps it, so a
-//! result computed earlier (a PageRank vector, a BFS tree) still names the
-//! right keys after more keys arrive, and a log of the keys appended since
-//! some point is enough to persist it ([`IdMap::encode_from`],
-//! [`IdMap::extend_from_bytes`]).
-//!
-//! # Cost model
-//!
-//! The keys are stored as they are: 8 bytes per integer key; for strings,
-//! their bytes plus an 8-byte end offset each. On top of that:
-//!
-//! - The longest prefix of keys in strictly increasing order (numeric for
-//!   integers, bytewise for strings) is looked up by binary search and costs
-//!   nothing more. A map the loader builds is sorted through and through,
-//!   and so is a map grown by batches whose new keys all come after the
-//!   ones before (increasing user ids, say): for those a lookup is
-//!   `O(log V)` and the map is the keys alone.
-//! - Keys after that prefix are also in a hash index (`std`'s `HashMap`
-//!   from the integer, or from a 64-bit fingerprint of the string, to the
-//!   vertex): `O(1)` expected per lookup, about 16 to 32 bytes more per
-//!   such key. Memory stays proportional to the distinct keys; nothing
-//!   depends on the largest integer key.
-//! - [`IdMap::intern_all`] takes a batch: every key is looked up in
-//!   parallel (rayon), the missing ones are sorted and deduplicated in
-//!   parallel, then appended (a serial `O(new keys)` step: one append and,
-//!   past the sorted prefix, one hash insert each), and their vertices
-//!   looked up again in parallel. A batch's new keys get the next vertex
-//!   ids in key order, so the result is the same whatever the thread
-//!   count, and a first batch into an empty map gives the map the loader
-//!   would build from the same keys.
-//!
-//! ```
-//! use dyngraph_core::{IdKind, IdMap, OriginalId};
-//! let ids = IdMap::from_integers(vec![7, 50_000_000, 1 << 40])?;
-//! assert_eq!(ids.len(), 3);
-//! assert_eq!(ids.original(1), OriginalId::Integer(50_000_000));
-//! assert_eq!(ids.vertex_of(1u64 << 40), Some(2));
-//! assert_eq!(ids.vertex_of(8u64), None);
-//!
-//! // A map grows: new keys get the next vertices, old ones keep theirs.
-//! let mut names = IdMap::new(IdKind::Strings);
-//! assert_eq!(names.intern_all(&["bob", "alice", "bob"])?, [1, 0, 1]);
-//! assert_eq!(names.intern("carol")?, 2);
-//! assert_eq!(names.intern("alice")?, 0);
-//! assert_eq!(names.original(2).to_string(), "carol");
-//! assert_eq!(names.vertex_of("bob"), Some(1));
-//! # Ok::<(), dyngraph_core::Error>(())
-//! ```
+//! The ids users have, mapped to vertex ids: [`IdMap`] (its docs hold
+//! the cost model).
 
 mod bytes;
 mod index;
@@ -61,8 +10,59 @@ use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::fmt;
 
-/// The keys of a graph's vertices, one per vertex, distinct; see the
-/// [module docs](self) for the cost model.
+/// The ids users have: 64-bit integers or strings ("keys"), mapped to the
+/// dense `u32` vertex ids every store uses, in a map that grows.
+///
+/// An [`IdMap`] holds one key per vertex, in vertex order, and answers both
+/// directions: vertex → key is an index, key → vertex a lookup. It only
+/// ever grows, by appending: a key once given a vertex keeps it, so a
+/// result computed earlier (a PageRank vector, a BFS tree) still names the
+/// right keys after more keys arrive, and a log of the keys appended since
+/// some point is enough to persist it ([`IdMap::encode_from`],
+/// [`IdMap::extend_from_bytes`]).
+///
+/// # Cost model
+///
+/// The keys are stored as they are: 8 bytes per integer key; for strings,
+/// their bytes plus an 8-byte end offset each. On top of that:
+///
+/// - The longest prefix of keys in strictly increasing order (numeric for
+///   integers, bytewise for strings) is looked up by binary search and costs
+///   nothing more. A map the loader builds is sorted through and through,
+///   and so is a map grown by batches whose new keys all come after the
+///   ones before (increasing user ids, say): for those a lookup is
+///   `O(log V)` and the map is the keys alone.
+/// - Keys after that prefix are also in a hash index (`std`'s `HashMap`
+///   from the integer, or from a 64-bit fingerprint of the string, to the
+///   vertex): `O(1)` expected per lookup, about 16 to 32 bytes more per
+///   such key. Memory stays proportional to the distinct keys; nothing
+///   depends on the largest integer key.
+/// - [`IdMap::intern_all`] takes a batch: every key is looked up in
+///   parallel (rayon), the missing ones are sorted and deduplicated in
+///   parallel, then appended (a serial `O(new keys)` step: one append and,
+///   past the sorted prefix, one hash insert each), and their vertices
+///   looked up again in parallel. A batch's new keys get the next vertex
+///   ids in key order, so the result is the same whatever the thread
+///   count, and a first batch into an empty map gives the map the loader
+///   would build from the same keys.
+///
+/// ```
+/// use dyngraph_core::{IdKind, IdMap, OriginalId};
+/// let ids = IdMap::from_integers(vec![7, 50_000_000, 1 << 40])?;
+/// assert_eq!(ids.len(), 3);
+/// assert_eq!(ids.original(1), OriginalId::Integer(50_000_000));
+/// assert_eq!(ids.vertex_of(1u64 << 40), Some(2));
+/// assert_eq!(ids.vertex_of(8u64), None);
+///
+/// // A map grows: new keys get the next vertices, old ones keep theirs.
+/// let mut names = IdMap::new(IdKind::Strings);
+/// assert_eq!(names.intern_all(&["bob", "alice", "bob"])?, [1, 0, 1]);
+/// assert_eq!(names.intern("carol")?, 2);
+/// assert_eq!(names.intern("alice")?, 0);
+/// assert_eq!(names.original(2).to_string(), "carol");
+/// assert_eq!(names.vertex_of("bob"), Some(1));
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct IdMap {
     keys: Keys,
@@ -77,7 +77,10 @@ pub struct IdMap {
 enum Keys {
     Integers(Vec<u64>),
     /// Key `v` is `bytes[ends[v-1]..ends[v]]`.
-    Strings { bytes: Vec<u8>, ends: Vec<u64> },
+    Strings {
+        bytes: Vec<u8>,
+        ends: Vec<u64>,
+    },
 }
 
 /// One original id (a key).
@@ -417,8 +420,8 @@ impl IdMap {
     }
 
     /// The vertices of `keys`, in order, appending the new ones; in
-    /// parallel (see the [module docs](self) for the cost and the order
-    /// new keys are numbered in).
+    /// parallel (see [`IdMap`] for the cost and the order new keys are
+    /// numbered in).
     ///
     /// # Errors
     /// As [`IdMap::intern`]; nothing is appended then.
@@ -470,11 +473,15 @@ impl IdMap {
                 self.push(key_at(i));
             }
             let map = &*self;
-            vertices.par_iter_mut().with_min_len(SERIAL_BATCH).enumerate().for_each(|(i, v)| {
-                if v.is_none() {
-                    *v = map.lookup(key_at(i));
-                }
-            });
+            vertices
+                .par_iter_mut()
+                .with_min_len(SERIAL_BATCH)
+                .enumerate()
+                .for_each(|(i, v)| {
+                    if v.is_none() {
+                        *v = map.lookup(key_at(i));
+                    }
+                });
         }
         Ok(vertices
             .into_par_iter()

@@ -38,7 +38,10 @@ fn string_parts_round_trip() {
 #[test]
 fn interning_appends_new_keys_in_key_order_and_keeps_old_vertices() {
     let mut ids = IdMap::from_integers(vec![10, 20]).unwrap();
-    assert_eq!(ids.intern_all(&[30u64, 20, 5, 30, 25]).unwrap(), [4, 1, 2, 4, 3]);
+    assert_eq!(
+        ids.intern_all(&[30u64, 20, 5, 30, 25]).unwrap(),
+        [4, 1, 2, 4, 3]
+    );
     assert_eq!(ids.integers(), Some(&[10, 20, 5, 25, 30][..]));
     assert_eq!(ids.intern(40u64).unwrap(), 5);
     assert_eq!(ids.intern(10u64).unwrap(), 0);
@@ -80,7 +83,17 @@ fn a_batch_past_the_limit_appends_nothing() {
     let error = ids
         .intern_with(3, |i| keys[i].as_original(), 2)
         .unwrap_err();
-    assert!(matches!(error, Error::VertexLimit { needed: 3, limit: 2, .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            Error::VertexLimit {
+                needed: 3,
+                limit: 2,
+                ..
+            }
+        ),
+        "{error}"
+    );
     assert_eq!(ids.len(), 1);
 }
 
@@ -95,13 +108,18 @@ fn records_replay_idempotently_and_refuse_gaps_and_conflicts() {
     back.extend_from_bytes(&log).unwrap();
     assert_eq!(back, ids);
     // Overlapping records (the whole map, then the log) agree.
-    let mut again = IdMap::from_bytes(&[saved.clone(), ids.to_bytes(), log.clone()].concat()).unwrap();
+    let mut again =
+        IdMap::from_bytes(&[saved.clone(), ids.to_bytes(), log.clone()].concat()).unwrap();
     assert_eq!(again, ids);
     // A gap: the log without what came before it.
-    let error = IdMap::new(IdKind::Integers).extend_from_bytes(&log).unwrap_err();
+    let error = IdMap::new(IdKind::Integers)
+        .extend_from_bytes(&log)
+        .unwrap_err();
     assert!(error.to_string().contains("a record is missing"), "{error}");
     // A conflict leaves the map as it was.
-    let other = IdMap::from_integers(vec![4, 2, 9, 7]).unwrap().encode_from(2);
+    let other = IdMap::from_integers(vec![4, 2, 9, 7])
+        .unwrap()
+        .encode_from(2);
     let before = again.clone();
     assert!(again.extend_from_bytes(&other).is_err());
     assert_eq!(again, before);
@@ -109,7 +127,10 @@ fn records_replay_idempotently_and_refuse_gaps_and_conflicts() {
     let whole = ids.to_bytes();
     for cut in 1..whole.len() {
         let mut partial = IdMap::new(IdKind::Integers);
-        assert!(partial.extend_from_bytes(&whole[..cut]).is_err(), "cut at {cut}");
+        assert!(
+            partial.extend_from_bytes(&whole[..cut]).is_err(),
+            "cut at {cut}"
+        );
         assert!(partial.is_empty(), "cut at {cut}");
     }
 }
@@ -127,7 +148,11 @@ fn string_records_round_trip_and_check_their_offsets() {
     broken[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
     assert!(IdMap::from_bytes(&broken).is_err());
     assert!(IdMap::from_bytes(b"").is_err());
-    assert!(IdMap::from_bytes(&IdMap::new(IdKind::Strings).to_bytes()).unwrap().is_empty());
+    assert!(
+        IdMap::from_bytes(&IdMap::new(IdKind::Strings).to_bytes())
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -157,7 +182,9 @@ fn truncate_forgets_indexed_keys() {
 
 /// Keys from a small space, so batches repeat keys and meet old ones.
 fn key_strategy() -> impl Strategy<Value = OriginalId<'static>> {
-    const NAMES: [&str; 12] = ["", "a", "b", "ab", "ba", "z", "alice", "bob", "carol", "0", "10", "9"];
+    const NAMES: [&str; 12] = [
+        "", "a", "b", "ab", "ba", "z", "alice", "bob", "carol", "0", "10", "9",
+    ];
     prop_oneof![
         (0u64..40).prop_map(|k| OriginalId::Integer(k * 1_000_003)),
         prop::sample::select(NAMES.to_vec()).prop_map(|n| OriginalId::String(n.as_bytes())),
@@ -196,8 +223,8 @@ proptest! {
                 new.sort();
             }
             for key in new {
-                if !vertex_of.contains_key(&key) {
-                    vertex_of.insert(key, model.len() as VertexId);
+                if let std::collections::hash_map::Entry::Vacant(slot) = vertex_of.entry(key) {
+                    slot.insert(model.len() as VertexId);
                     model.push(key);
                 }
             }

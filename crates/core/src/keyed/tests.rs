@@ -48,7 +48,10 @@ fn a_key_of_the_other_kind_changes_nothing() {
     let error = g.insert_edges(&[(OriginalId::String(b"c"), OriginalId::Integer(4))]);
     assert!(error.unwrap_err().to_string().contains("is an integer"));
     assert!(g.delete_edge("a", 3u64).is_err());
-    assert!(g.delete_edges(&[(OriginalId::Integer(1), OriginalId::String(b"a"))]).is_err());
+    assert!(
+        g.delete_edges(&[(OriginalId::Integer(1), OriginalId::String(b"a"))])
+            .is_err()
+    );
     assert_eq!((g.vertex_count(), g.ids().len(), g.edge_count()), (2, 2, 1));
 }
 
@@ -81,7 +84,10 @@ impl GraphUpdate for Limited {
         self.0.delete_edge(src, dst)
     }
     fn add_vertices(&mut self, count: usize) -> Result<Range<VertexId>> {
-        crate::check_limit(self.1, [(self.vertex_count() + count).saturating_sub(1) as VertexId])?;
+        crate::check_limit(
+            self.1,
+            [(self.vertex_count() + count).saturating_sub(1) as VertexId],
+        )?;
         self.0.add_vertices(count)
     }
     fn vertex_limit(&self) -> usize {
@@ -95,7 +101,17 @@ fn new_keys_past_the_vertex_limit_are_refused_and_forgotten() {
     let mut g = Keyed::new(store, IdMap::new(IdKind::Strings)).unwrap();
     g.insert_edges(&[("a", "b")]).unwrap();
     let error = g.insert_edges(&[("a", "c"), ("d", "a")]).unwrap_err();
-    assert!(matches!(error, Error::VertexLimit { needed: 4, limit: 3, .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            Error::VertexLimit {
+                needed: 4,
+                limit: 3,
+                ..
+            }
+        ),
+        "{error}"
+    );
     assert!(g.insert_edge("x", "y").is_err());
     assert!(g.add_key("c").is_ok());
     assert!(g.add_key("e").is_err());
@@ -108,9 +124,12 @@ fn a_store_that_grows_with_its_keys_is_refused_a_mismatch() {
     let csr = Csr::from_edges(&[Edge::new(0, 2)], CsrOptions::default()).unwrap();
     assert!(Keyed::new(csr.clone(), IdMap::from_integers(vec![5, 6]).unwrap()).is_err());
     let g = Keyed::new(csr, IdMap::from_integers(vec![5, 6, 9]).unwrap()).unwrap();
-    assert_eq!(g.out_neighbors(0).map(|v| g.key(v).unwrap()).collect::<Vec<_>>(), [
-        OriginalId::Integer(9)
-    ]);
+    assert_eq!(
+        g.out_neighbors(0)
+            .map(|v| g.key(v).unwrap())
+            .collect::<Vec<_>>(),
+        [OriginalId::Integer(9)]
+    );
 }
 
 #[test]
@@ -123,14 +142,20 @@ fn built_from_plain_edges_the_keys_are_the_vertex_ids() {
     let snapshot = g.snapshot();
     assert_eq!(g.view(&snapshot).unwrap().edge_count(), 2);
     let empty = Keyed::<Csr>::with_kind(IdKind::Strings, CsrOptions::default()).unwrap();
-    assert_eq!((empty.vertex_count(), empty.ids().kind()), (0, IdKind::Strings));
+    assert_eq!(
+        (empty.vertex_count(), empty.ids().kind()),
+        (0, IdKind::Strings)
+    );
 }
 
 #[test]
 fn top_ranks_by_value_then_vertex_with_nan_last() {
     let ids = IdMap::from_strings(["a", "b", "c", "d", "e"]).unwrap();
-    let g = Keyed::new(Csr::from_edges(&[Edge::new(4, 4)], CsrOptions::default()).unwrap(), ids)
-        .unwrap();
+    let g = Keyed::new(
+        Csr::from_edges(&[Edge::new(4, 4)], CsrOptions::default()).unwrap(),
+        ids,
+    )
+    .unwrap();
     let scores = [0.5f32, f32::NAN, 2.0, 0.5, 1.0];
     let named = |top: Vec<(OriginalId<'_>, f32)>| -> Vec<String> {
         top.into_iter().map(|(k, _)| k.to_string()).collect()

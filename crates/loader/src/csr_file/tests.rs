@@ -1,7 +1,7 @@
 use super::layout::{ENDIAN_MARKER, header_bytes};
 use super::*;
-use dyngraph_core::{IdMap, OutNeighbors};
 use dyngraph_core::{CsrOptions, WeightedEdge};
+use dyngraph_core::{IdMap, OutNeighbors};
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("dyngraph-csr-file-{}", std::process::id()));
@@ -162,7 +162,10 @@ fn original_ids_round_trip_through_the_file_and_every_reader() {
         assert_eq!(crate::load_csr(&path, &options).unwrap().ids(), Some(&ids));
         let rebuilt = crate::load_csr(&path, &options.clone().symmetrize(true)).unwrap();
         assert_eq!(rebuilt.ids(), Some(&ids));
-        assert_eq!(crate::load_edge_stream(&path, &options).unwrap().ids(), Some(&ids));
+        assert_eq!(
+            crate::load_edge_stream(&path, &options).unwrap().ids(),
+            Some(&ids)
+        );
     }
 }
 
@@ -182,5 +185,8 @@ fn a_damaged_ids_section_is_refused_even_unverified() {
     };
     // SAFETY: this test's own file; nothing else writes it.
     let error = unsafe { CsrFile::open_with(&path, options) }.unwrap_err();
-    assert!(error.to_string().contains("ids section is damaged"), "{error}");
+    assert!(
+        error.to_string().contains("ids section is damaged"),
+        "{error}"
+    );
 }
