@@ -638,8 +638,39 @@ impl Syntax {
         let src = self.vertex_at(line, &mut pos, "source vertex id", rows)?;
         Self::field_start(line, &mut pos, "destination vertex id")?;
         let dst = self.vertex_at(line, &mut pos, "destination vertex id", cols)?;
-        let (weight, timestamp) = self.third_field(line, &mut pos)?;
-        if let Some((offset, token)) = next_token(line, &mut pos) {
+        self.finish_line(line, &mut pos, buffer, src, dst)
+    }
+
+    /// After a line's two ids: reads the third field (as [`third_value`]
+    /// does, when there is one to read), refuses any field after it, and
+    /// records the edge.
+    #[inline]
+    fn finish_line(
+        &self,
+        line: &[u8],
+        pos: &mut usize,
+        buffer: &mut Buffer<'_>,
+        src: VertexId,
+        dst: VertexId,
+    ) -> Result<(), FieldError> {
+        let (weight, timestamp) = if self.third == Third::Absent {
+            (0.0, 0)
+        } else {
+            let (offset, token) = next_field(line, pos, self.delimiter).ok_or(FieldError {
+                offset: line.len(),
+                kind: ParseErrorKind::MissingField {
+                    expected: self.third.expected(),
+                },
+            })?;
+            third_value(
+                self.third,
+                token,
+                self.integer_values,
+                self.nonnegative_weights,
+            )
+            .map_err(|kind| FieldError { offset, kind })?
+        };
+        if let Some((offset, token)) = next_field(line, pos, self.delimiter) {
             return Err(FieldError {
                 offset,
                 kind: ParseErrorKind::ExtraField {
@@ -647,31 +678,8 @@ impl Syntax {
                 },
             });
         }
-
         self.accept(buffer, src, dst, weight, timestamp);
         Ok(())
-    }
-
-    /// The third field at `*pos`, as [`third_value`] reads it; zeros when
-    /// there is none to read.
-    #[inline]
-    fn third_field(&self, line: &[u8], pos: &mut usize) -> Result<(Weight, Timestamp), FieldError> {
-        if self.third == Third::Absent {
-            return Ok((0.0, 0));
-        }
-        let (offset, token) = next_field(line, pos, self.delimiter).ok_or(FieldError {
-            offset: line.len(),
-            kind: ParseErrorKind::MissingField {
-                expected: self.third.expected(),
-            },
-        })?;
-        third_value(
-            self.third,
-            token,
-            self.integer_values,
-            self.nonnegative_weights,
-        )
-        .map_err(|kind| FieldError { offset, kind })
     }
 
     /// [`Self::parse_line`] for fields separated by a delimiter: each
@@ -699,17 +707,7 @@ impl Syntax {
         };
         let src = id("source vertex id", rows)?;
         let dst = id("destination vertex id", cols)?;
-        let (weight, timestamp) = self.third_field(line, &mut pos)?;
-        if let Some((offset, token)) = next_field(line, &mut pos, self.delimiter) {
-            return Err(FieldError {
-                offset,
-                kind: ParseErrorKind::ExtraField {
-                    token: quote(token),
-                },
-            });
-        }
-        self.accept(buffer, src, dst, weight, timestamp);
-        Ok(())
+        self.finish_line(line, &mut pos, buffer, src, dst)
     }
 
     /// Records one well-formed data line.
