@@ -1,10 +1,10 @@
 //! `Csr` build throughput from struct-of-arrays edge buffers (the loader's
 //! shape) at 1 and 2 threads, for 30M edges. BENCHMARKS.md records edges/s.
 
-use dyngraph::core::StoreConfig;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use dyngraph_benches::{to_columns, uniform_edges};
+use dyngraph::core::StoreConfig;
 use dyngraph::core::{Csr, CsrOptions, EdgeChunk, EdgeChunks};
+use dyngraph_benches::{to_columns, uniform_edges};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

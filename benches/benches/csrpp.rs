@@ -25,9 +25,11 @@
 //! `CSRPP_BENCH_GROUPS` and `CSRPP_BENCH_INPUTS` (comma-separated name
 //! prefixes, e.g. `batch,kernels` and `kron`) restrict what is built and run.
 
-use dyngraph::core::StoreConfig;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use dyngraph::core::{Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, VertexId};
+use dyngraph::core::StoreConfig;
+use dyngraph::core::{
+    Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, VertexId,
+};
 use dyngraph::csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};
 use dyngraph::kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
 use dyngraph::loader::{ArrivalOrder, Generator, LoadOptions, load_edge_stream};

@@ -16,8 +16,8 @@
 //! benchmark ids that contain one of them, skipping their verification run
 //! too.
 
-use dyngraph::core::StoreConfig;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use dyngraph::core::StoreConfig;
 use dyngraph::core::{Csr, CsrOptions, Graph, OutNeighbors, VertexId, WeightedEdge};
 use dyngraph::kernels::{KernelName, KernelOptions, run, verify};
 use dyngraph::loader::{Generator, LoadOptions, load_edge_stream};

@@ -11,8 +11,8 @@
 //! BENCHMARKS.md records edges/s and the ratios.
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use dyngraph_benches::kronecker_bench_file;
 use dyngraph::loader::{Format, LoadOptions, load_csr, load_edge_stream};
+use dyngraph_benches::kronecker_bench_file;
 use graph_builder::prelude::*;
 use rayon::prelude::*;
 use std::hint::black_box;

@@ -8,10 +8,10 @@
 //! on the shared 2-core machine. Scans use the full size.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use dyngraph_benches::{RunWorkload, run_workload};
 use dyngraph::pma::{
     DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet, PmaOptions,
 };
+use dyngraph_benches::{RunWorkload, run_workload};
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -46,21 +46,21 @@
 //! `cargo run -p dyngraph-benches --bin report` turns the results into
 //! `docs/benchmarks/`.
 
-use dyngraph::core::StoreConfig;
 use criterion::measurement::WallTime;
 use criterion::{
     BatchSize, Bencher, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, criterion_group,
     criterion_main,
 };
-use dyngraph_benches::sahu::{
-    SahuInput, WALK_STEPS, graph_builder_graph, graph_builder_walks, graph_map, petgraph_csr,
-    reverse_walks_with, sahu_inputs, stable_graph, stable_graph_delete, stable_graph_insert,
-};
+use dyngraph::core::StoreConfig;
 use dyngraph::core::{Csr, CsrOptions, DynamicStore, Edge, FromEdges, GraphUpdate, StoreOptions};
 use dyngraph::csrpp::{CsrPP, CsrPPOptions};
 use dyngraph::kernels::{PageRankOptions, ReverseWalkOptions, pagerank, reverse_walks};
 use dyngraph::loader::{LoadOptions, load_csr, load_edge_stream};
 use dyngraph::vcsr::{Pcsr, Vcsr};
+use dyngraph_benches::sahu::{
+    SahuInput, WALK_STEPS, graph_builder_graph, graph_builder_walks, graph_map, petgraph_csr,
+    reverse_walks_with, sahu_inputs, stable_graph, stable_graph_delete, stable_graph_insert,
+};
 use graph_builder::prelude::{CsrLayout, DirectedCsrGraph, EdgeListInput, GraphBuilder};
 use petgraph::graph::NodeIndex;
 use petgraph::prelude::{DiGraphMap, StableDiGraph};
@@ -121,7 +121,8 @@ fn store_options() -> StoreOptions {
 }
 
 fn build<S: DynamicStore>(input: &SahuInput) -> S {
-    S::from_edges(&input.edges[..], S::Options::from_shared(store_options())).expect("bench ids fit every store")
+    S::from_edges(&input.edges[..], S::Options::from_shared(store_options()))
+        .expect("bench ids fit every store")
 }
 
 fn csr_options(input: &SahuInput) -> CsrOptions {

@@ -4,10 +4,10 @@
 //! `InEdges`/`OutNeighbors` and once directly over `Csr`'s arrays. The
 //! two must be within 3% (issue 2); BENCHMARKS.md records the ratio.
 
-use dyngraph::core::StoreConfig;
 use criterion::{Criterion, criterion_group, criterion_main};
-use dyngraph_benches::uniform_edges;
+use dyngraph::core::StoreConfig;
 use dyngraph::core::{Csr, CsrOptions, InEdges, InNeighbors, OutNeighbors};
+use dyngraph_benches::uniform_edges;
 use rayon::prelude::*;
 use std::hint::black_box;
 

@@ -7,17 +7,17 @@
 //! full table (latency, bytes per edge, rebalances); this bench gives
 //! criterion's statistics for the headline numbers.
 
-use dyngraph::core::StoreConfig;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use dyngraph::core::CsrRebuild;
+use dyngraph::core::StoreConfig;
+use dyngraph::core::{Csr, CsrOptions, DynamicStore};
+use dyngraph::csrpp::CsrPP;
+use dyngraph::kernels::{PageRankOptions, pagerank};
+use dyngraph::vcsr::{Bal, Pcsr, Vcsr};
 use dyngraph_benches::replay::{
     Workload, bundled_sample, in_pool, kronecker_edges, mathoverflow, read_edges, replay,
     shared_data, split,
 };
-use dyngraph::core::{Csr, CsrOptions, DynamicStore};
-use dyngraph::csrpp::CsrPP;
-use dyngraph::kernels::{PageRankOptions, pagerank};
-use dyngraph::core::CsrRebuild;
-use dyngraph::vcsr::{Bal, Pcsr, Vcsr};
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -11,13 +11,13 @@
 //! ```
 
 use dyngraph::core::StoreConfig;
-use dyngraph_benches::process_cpu_time;
 use dyngraph::core::{
     Csr, CsrOptions, Edge, FromEdges, Graph, GraphUpdate, InEdges, OutNeighbors, VertexId,
 };
 use dyngraph::csrpp::{CsrPP, CsrPPOptions};
 use dyngraph::kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
 use dyngraph::loader::{ArrivalOrder, Generator};
+use dyngraph_benches::process_cpu_time;
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -14,10 +14,10 @@
 //! A configuration that has not finished within `budget_secs` stops there
 //! and is reported with the number of inserts it reached (marked `*`).
 
-use dyngraph_benches::{RunWorkload, run_workload};
 use dyngraph::pma::{
     DegreeProportional, Even, GapPolicy, HistoryAdaptive, PackedRuns, PackedSet, PmaStats,
 };
+use dyngraph_benches::{RunWorkload, run_workload};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::{Duration, Instant};

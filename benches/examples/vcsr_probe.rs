@@ -25,14 +25,14 @@
 //! shuffled Kronecker stream of `EF * 2^S` edges, 10 % base).
 
 use dyngraph::core::StoreConfig;
+use dyngraph::core::{Csr, CsrOptions, GraphUpdate, InEdges, OutNeighbors, StoreOptions};
+use dyngraph::kernels::PageRankOptions;
+use dyngraph::vcsr::{Pcsr, Vcsr, VcsrOptions};
 use dyngraph_benches::process_cpu_time;
 use dyngraph_benches::replay::{
     ArrivalOrderCsr, Workload, bundled_sample, in_pool, kronecker_edges, mathoverflow, read_edges,
     shared_data, split,
 };
-use dyngraph::core::{Csr, CsrOptions, GraphUpdate, InEdges, OutNeighbors, StoreOptions};
-use dyngraph::kernels::PageRankOptions;
-use dyngraph::vcsr::{Pcsr, Vcsr, VcsrOptions};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

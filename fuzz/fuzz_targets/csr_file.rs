@@ -29,7 +29,7 @@ fn fix_checksum(bytes: &mut [u8]) {
 fn read_both(bytes: &[u8], control: u8) -> Option<Csr> {
     let options = LoadOptions::default()
         .max_vertices(1 << 16)
-        .transpose(control & 8 != 0)
+        .in_edges(control & 8 != 0)
         .dedupe(control & 16 != 0)
         .symmetrize(control & 32 != 0);
     let csr = parse_csr(bytes, &options);
@@ -72,7 +72,7 @@ fuzz_target!(|data: &[u8]| {
         .map(|c| WeightedEdge::new(u32::from(c[0] % 32), u32::from(c[1] % 32), f32::from(c[2])))
         .collect();
     let options = CsrOptions::default()
-        .transpose(control & 2 != 0)
+        .in_edges(control & 2 != 0)
         .dedupe(control & 4 != 0);
     let Ok(csr) = Csr::from_edges(&edges, options) else {
         return;

@@ -6,9 +6,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use dyngraph::core::DynamicStore;
 use dyngraph::dist::{Cluster, DistInput, DistOptions, DistReport};
-use dyngraph::replay::{
-    InputSummary, Order, Report, ReplaySpec, StoreKind, StoreVisitor, plan,
-};
+use dyngraph::replay::{InputSummary, Order, ReplaySpec, Report, StoreKind, StoreVisitor, plan};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -82,7 +80,11 @@ impl StoreVisitor for OnCluster<'_> {
 
     fn visit<S: DynamicStore + 'static>(self, _: S::Options) -> Result<Option<DistReport>> {
         let input = DistInput::File(self.spec.input.clone());
-        Ok(dyngraph::dist::replay::<S>(self.cluster, input, self.options)?)
+        Ok(dyngraph::dist::replay::<S>(
+            self.cluster,
+            input,
+            self.options,
+        )?)
     }
 }
 

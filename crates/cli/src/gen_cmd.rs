@@ -44,7 +44,7 @@ pub(crate) struct GenArgs {
     #[arg(long, default_value = "27491095")]
     seed: u64,
     /// Output file; the format follows the extension (`.el`, `.wel` adds
-    /// weights, `.mtx`, `.txt`, and `.gz` of these).
+    /// weights, `.mtx`, `.txt`, `.csv`, `.tsv`, and `.gz` of these).
     #[arg(short, long)]
     output: PathBuf,
     /// Worker threads.
@@ -56,7 +56,7 @@ pub(crate) fn run(args: GenArgs) -> Result<ExitCode> {
     install_threads(args.threads)?;
     let format = Format::from_path(&args.output).with_context(|| {
         format!(
-            "cannot tell the format of {} from its extension: use .el, .wel, .mtx or .txt (optionally .gz)",
+            "cannot tell the format of {} from its extension: use .el, .wel, .mtx, .txt, .csv or .tsv (optionally .gz)",
             args.output.display()
         )
     })?;

@@ -1,10 +1,12 @@
 //! Opening a graph file for the commands that need a `Csr`: a binary `Csr`
 //! file (`dyngraph convert in.txt g.dgcsr`), recognised by its magic bytes
 //! whatever its name, is mapped and used in place without a copy; any
-//! other file goes through the loader's text readers.
+//! other file (a pipe or `-` included, read once) goes through the
+//! loader's text readers, with a note when its ids were relabelled.
 
+use crate::input::{input_path, note_relabelled};
 use anyhow::Result;
-use dyngraph::core::{Csr, CsrView, Graph};
+use dyngraph::core::{Csr, CsrView, Graph, IdMap};
 use dyngraph::loader::{CsrFile, LoadOptions, is_csr_file, load_csr};
 use std::path::Path;
 
@@ -22,8 +24,10 @@ impl CsrInput {
     /// checked; [`CsrInput::view`] checks the arrays), or loads any other
     /// file with `load_csr` and `options`. A binary file without the
     /// in-edges that `options.in_edges` asks for (`dyngraph convert`
-    /// always writes them) is loaded too, which builds them.
+    /// always writes them) is loaded too, which builds them. `-` is
+    /// standard input.
     pub(crate) fn open(path: &Path, options: &LoadOptions) -> Result<CsrInput> {
+        let path = &input_path(path);
         if is_csr_file(path)? {
             // SAFETY: the map is read-only and lives while the command
             // runs. Its soundness rests on nobody modifying or truncating
@@ -36,7 +40,18 @@ impl CsrInput {
                 return Ok(CsrInput::Mapped(file));
             }
         }
-        Ok(CsrInput::Built(load_csr(path, options)?))
+        let csr = load_csr(path, options)?;
+        note_relabelled(path, csr.ids());
+        Ok(CsrInput::Built(csr))
+    }
+
+    /// The original ids of the vertices, when the file's were relabelled
+    /// (or a binary file keeps them).
+    pub(crate) fn ids(&self) -> Option<&IdMap> {
+        match self {
+            CsrInput::Built(csr) => csr.ids(),
+            CsrInput::Mapped(file) => file.ids(),
+        }
     }
 
     /// Whether the graph was mapped from a binary `Csr` file.

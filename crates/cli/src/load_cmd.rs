@@ -1,11 +1,12 @@
 //! `dyngraph load`.
 
 use crate::graph_input::CsrInput;
+use crate::input::{InputArgs, input_path, note_relabelled};
 use crate::install_threads;
 use anyhow::Result;
 use clap::Args;
 use dyngraph::core::CsrOptions;
-use dyngraph::loader::{LoadOptions, is_csr_file, load_edge_stream};
+use dyngraph::loader::{is_csr_file, load_edge_stream};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,8 +15,11 @@ use std::time::Instant;
 #[derive(Args, Debug)]
 pub(crate) struct LoadArgs {
     /// The graph file: any text format the loader reads, or a binary Csr
-    /// file (.dgcsr, recognised by its contents), mapped without a copy.
+    /// file (.dgcsr, recognised by its contents), mapped without a copy;
+    /// `-` for standard input.
     file: PathBuf,
+    #[command(flatten)]
+    input: InputArgs,
     /// Also print the result as one JSON object, to a file or `-` (stdout,
     /// instead of the text).
     #[arg(long)]
@@ -30,6 +34,8 @@ struct LoadReport {
     path: PathBuf,
     /// `text`, or `binary-csr` for a binary Csr file used in place.
     input: &'static str,
+    /// What was relabelled, when the file's ids were (the note printed).
+    relabelled: Option<String>,
     vertices: u64,
     edges: u64,
     read_seconds: f64,
@@ -41,17 +47,20 @@ struct LoadReport {
 pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
     let threads = install_threads(args.threads)?;
     crate::output::check_all([args.json.as_deref()])?;
+    let options = args.input.load_options();
+    let file = input_path(&args.file);
     let timer = Instant::now();
-    let (input, read_seconds, build_seconds) = if is_csr_file(&args.file)? {
+    let (input, read_seconds, build_seconds) = if is_csr_file(&file)? {
         // A binary Csr file: mapped with its header and checksum checked
         // (the read), its arrays checked in place (the build); no copy.
-        let input = CsrInput::open(&args.file, &LoadOptions::default())?;
+        let input = CsrInput::open(&file, &options)?;
         let read_seconds = timer.elapsed().as_secs_f64();
         let timer = Instant::now();
         input.view()?;
         (input, read_seconds, timer.elapsed().as_secs_f64())
     } else {
-        let stream = load_edge_stream(&args.file, &LoadOptions::default())?;
+        let stream = load_edge_stream(&file, &options)?;
+        note_relabelled(&args.file, stream.ids());
         let read_seconds = timer.elapsed().as_secs_f64();
         let timer = Instant::now();
         let csr = stream.to_csr(&CsrOptions::default())?;
@@ -62,6 +71,13 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         )
     };
     let (vertices, edges) = input.counts();
+    if edges == 0 {
+        return Err(dyngraph::core::Error::NoEdges {
+            path: args.file.clone(),
+            job: "load",
+        }
+        .into());
+    }
     let total = read_seconds + build_seconds;
     let report = LoadReport {
         path: args.file.clone(),
@@ -70,6 +86,7 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         } else {
             "text"
         },
+        relabelled: input.ids().map(|ids| ids.relabel_note()),
         vertices: vertices as u64,
         edges,
         read_seconds,

@@ -9,6 +9,7 @@ mod convert_cmd;
 mod dist_cmd;
 mod gen_cmd;
 mod graph_input;
+mod input;
 mod load_cmd;
 mod output;
 mod recover_cmd;

@@ -10,7 +10,7 @@ use dyngraph::core::Semantics;
 use dyngraph::durable::SyncPolicy;
 use dyngraph::kernels::KernelName;
 use dyngraph::replay::{
-    Choice, GapPolicyKind, Order, Report, ReplayOptions, ReplayProgress, ReplaySpec, StoreKind,
+    Choice, GapPolicyKind, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report, StoreKind,
     StoreSettings, Window,
 };
 use indicatif::{ProgressBar, ProgressStyle};
@@ -25,8 +25,16 @@ pub(crate) struct ReplayArgs {
     /// arrival order). Default: the bundled CollegeMsg sample.
     file: Option<PathBuf>,
 
+    #[command(flatten)]
+    input: crate::input::InputArgs,
+
     /// Stores to replay into, one after another over the same stream.
-    #[arg(long = "store", value_enum, value_delimiter = ',', default_value = "vcsr,csrpp")]
+    #[arg(
+        long = "store",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "vcsr,csrpp"
+    )]
     stores: Vec<StoreKind>,
 
     /// Percentage of the stream bulk-built as the base graph before timing.
@@ -156,7 +164,8 @@ impl ReplayArgs {
             every: self.every,
             verify: self.verify,
             source: self.source,
-            ..ReplaySpec::new(input)
+            load: self.input.load_options(),
+            ..ReplaySpec::new(crate::input::input_path(&input))
         }
     }
 }

@@ -3,11 +3,11 @@
 use crate::{install_threads, on_pool};
 use anyhow::{Result, bail};
 use clap::Args;
-use dyngraph::kernels::KernelName;
-use dyngraph::replay::{StoreKind, StoreSettings, StoreVisitor};
 use dyngraph::core::{DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId};
-use dyngraph::loader::{EdgeStream, LoadOptions, load_edge_stream};
+use dyngraph::kernels::KernelName;
+use dyngraph::loader::{EdgeStream, load_edge_stream};
 use dyngraph::replay::kernel_options;
+use dyngraph::replay::{StoreKind, StoreSettings, StoreVisitor};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -27,12 +27,17 @@ fn parse_run_store(text: &str) -> Result<RunStore, String> {
     }
     text.parse().map(RunStore::Store).map_err(|_| {
         let names: Vec<&str> = StoreKind::ALL.iter().map(|k| k.name()).collect();
-        format!("'{text}' is not a store: expected csr, {}", names.join(", "))
+        format!(
+            "'{text}' is not a store: expected csr, {}",
+            names.join(", ")
+        )
     })
 }
 
 #[derive(Args, Debug)]
 pub(crate) struct RunArgs {
+    #[command(flatten)]
+    input: crate::input::InputArgs,
     /// The kernel.
     #[arg(value_enum)]
     kernel: KernelName,
@@ -62,14 +67,17 @@ pub(crate) struct RunArgs {
 pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
     let threads = install_threads(args.threads)?;
     let timer = Instant::now();
+    // SSSP needs weights that are numbers from 0: refused at their line.
+    let load = args
+        .input
+        .load_options()
+        .nonnegative_weights(args.kernel == KernelName::Sssp);
     let kind = match args.store {
         RunStore::Store(kind) => kind,
         RunStore::Csr => {
             // A binary Csr file is mapped and used in place, without a copy.
-            let input = crate::graph_input::CsrInput::open(
-                &args.file,
-                &LoadOptions::default().in_edges(true),
-            )?;
+            let input =
+                crate::graph_input::CsrInput::open(&args.file, &load.clone().in_edges(true))?;
             let graph = input.view()?;
             report_built(&graph, &args, threads, timer);
             let ids = graph.ids();
@@ -78,7 +86,9 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
             });
         }
     };
-    let stream = load_edge_stream(&args.file, &LoadOptions::default())?;
+    let path = crate::input::input_path(&args.file);
+    let stream = load_edge_stream(&path, &load)?;
+    crate::input::note_relabelled(&path, stream.ids());
     // Kernels may pull over in-edges (where the store keeps them); weights
     // when the file has them.
     let wanted = StoreOptions::new(Semantics::Multigraph)

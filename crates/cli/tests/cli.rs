@@ -1016,7 +1016,7 @@ fn input_with_no_edges_says_there_is_nothing_to_replay() {
         assert_eq!(
             line,
             format!(
-                "error: nothing to do: {} has no edges (only comments, blank lines or a \
+                "error: nothing to replay: {} has no edges (only comments, blank lines or a \
                  header); give a file with at least one edge",
                 path.display()
             )
@@ -1150,4 +1150,290 @@ fn a_closed_stdout_ends_the_command_without_a_panic() {
     let output = child.wait_with_output().unwrap();
     let message = stderr(&output);
     assert!(!message.contains("panicked"), "{message}");
+}
+
+/// Writes `text` to a file named `name` in a fresh directory for `test`.
+fn input_file(test: &str, name: &str, text: &[u8]) -> PathBuf {
+    let path = temp_dir(test).join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Issue 25: relabelling was silent. `load` and `convert` relabel ids that
+/// cannot be vertex ids and say so in one line; `--ids keep` refuses them,
+/// naming the option that relabels.
+#[test]
+fn load_and_convert_say_in_one_line_when_they_relabel() {
+    let path = input_file("relabel", "sparse.el", b"1 2000000\n2000000 3\n");
+    let file = path.to_str().unwrap();
+    let output = dyngraph(&["load", file]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "note: {file}: 3 integer ids (up to 2000000) relabelled as vertices 0..=2, in id \
+             order; results name the original ids\n"
+        )
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("vertices        3\n"), "{stdout}");
+    let json: Value =
+        serde_json::from_slice(&dyngraph(&["load", file, "--json", "-"]).stdout).unwrap();
+    assert!(
+        json["relabelled"]
+            .as_str()
+            .unwrap()
+            .starts_with("3 integer ids"),
+        "{json}"
+    );
+    let line = one_line_error(&dyngraph(&["load", file, "--ids", "keep"]));
+    assert!(
+        line.contains("--ids auto") && line.contains("2000000"),
+        "{line}"
+    );
+    // Dense files say nothing.
+    let quiet = dyngraph(&["load", sample().to_str().unwrap()]);
+    assert!(
+        quiet.status.success() && quiet.stderr.is_empty(),
+        "{}",
+        stderr(&quiet)
+    );
+}
+
+/// Issue 26, defect 2: a UTF-8 byte-order mark loaded 3 vertices instead
+/// of 2, and `convert` wrote `2 1`/`1 0`.
+#[test]
+fn a_utf8_byte_order_mark_is_skipped_by_load_and_convert() {
+    let path = input_file("bom", "b.el", b"\xef\xbb\xbf0 1\n1 0\n");
+    let output = dyngraph(&["load", path.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("vertices        2\n"));
+    let out = path.with_file_name("o.el");
+    let output = dyngraph(&["convert", path.to_str().unwrap(), out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "0 1\n1 0\n");
+}
+
+/// Issue 26, defect 3: `src dst` before numeric lines loaded as an edge,
+/// with exit 0.
+#[test]
+fn a_header_line_is_refused_naming_the_option_that_skips_it() {
+    let path = input_file("header", "h.el", b"src dst\n0 1\n1 2\n");
+    let file = path.to_str().unwrap();
+    let line = one_line_error(&dyngraph(&["load", file]));
+    assert_eq!(
+        line,
+        format!(
+            "error: {file}:1:1: the first line \"src dst\" is not numeric but the lines after \
+             it are: it looks like a header row; skip it with LoadOptions::header(true) \
+             (`--header` on the command line)"
+        )
+    );
+    let output = dyngraph(&["load", file, "--header"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("vertices        3\nedges           2\n"),
+        "{stdout}"
+    );
+    // A delimited file with a header: the delimiter detected, the header
+    // skipped on request.
+    let csv = input_file("header", "people.csv", b"source;target\n1;2\n2;0\n");
+    let output = dyngraph(&["load", csv.to_str().unwrap(), "--header"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("edges           2\n"));
+}
+
+/// Issue 26, defect 4: `convert` renumbered `1 2`/`3 4294967296` to
+/// `0 1`/`2 3` without a word.
+#[test]
+fn convert_keeps_original_ids_in_text_outputs() {
+    let path = input_file("convert-ids", "r.el", b"1 2\n3 4294967296\n");
+    let dir = path.parent().unwrap();
+    let convert = |to: &str| {
+        dyngraph(&[
+            "convert",
+            path.to_str().unwrap(),
+            dir.join(to).to_str().unwrap(),
+        ])
+    };
+    let output = convert("o.el");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).starts_with("note: "), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("o.el")).unwrap(),
+        "1 2\n3 4294967296\n"
+    );
+    // Through the binary file and back, the ids are kept too.
+    assert!(convert("o.dgcsr").status.success());
+    let back = dir.join("back.csv");
+    let output = dyngraph(&[
+        "convert",
+        dir.join("o.dgcsr").to_str().unwrap(),
+        back.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(&back).unwrap(),
+        "1,2\n3,4294967296\n"
+    );
+    // Matrix Market numbers vertices: refused, saying why.
+    let output = convert("o.mtx");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("cannot be kept in it"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.join("o.mtx").exists());
+}
+
+/// Issue 26, defect 6: binary garbage or a gzip of garbage said "line
+/// ends before the destination vertex id".
+#[test]
+fn binary_garbage_and_a_gzip_of_garbage_are_not_text_graph_files() {
+    let garbage: Vec<u8> = (0..2000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+        .collect();
+    let raw = input_file("garbage", "g.el", &garbage);
+    let gzipped = raw.with_file_name("g.el.gz");
+    let status = Command::new("gzip")
+        .args(["-c", raw.to_str().unwrap()])
+        .output()
+        .map(|out| std::fs::write(&gzipped, out.stdout));
+    for path in [Some(&raw), status.is_ok().then_some(&gzipped)]
+        .into_iter()
+        .flatten()
+    {
+        let line = one_line_error(&dyngraph(&["load", path.to_str().unwrap()]));
+        assert!(line.contains("not a text graph file"), "{line}");
+    }
+}
+
+/// Issue 26, defect 6: an empty file gave no hint, and a comments-only file
+/// loaded as 0 vertices with exit 0.
+#[test]
+fn an_empty_or_comments_only_file_says_what_is_missing() {
+    let empty = input_file("no-edges", "empty.el", b"");
+    let line = one_line_error(&dyngraph(&["load", empty.to_str().unwrap()]));
+    assert!(
+        line.ends_with("the input is empty: a graph file holds one edge per line, such as `0 1`"),
+        "{line}"
+    );
+    let comments = input_file(
+        "no-edges",
+        "comments.txt",
+        b"# a header\n% and nothing else\n",
+    );
+    let file = comments.to_str().unwrap();
+    for verb in ["load", "convert"] {
+        let out = comments.with_file_name("o.el");
+        let mut args = vec![verb, file];
+        if verb == "convert" {
+            args.push(out.to_str().unwrap());
+        }
+        let line = one_line_error(&dyngraph(&args));
+        assert_eq!(
+            line,
+            format!(
+                "error: nothing to {verb}: {file} has no edges (only comments, blank lines or a \
+                 header); give a file with at least one edge"
+            )
+        );
+    }
+}
+
+/// Issue 26, defect 6: a negative timestamp was a "non-numeric token"; a
+/// NaN weight failed later without its file and line.
+#[test]
+fn a_negative_timestamp_and_a_nan_weight_are_named_at_their_line() {
+    let path = input_file("values", "t.txt", b"0 1 5\n1 2 -5\n");
+    let line = one_line_error(&dyngraph(&["load", path.to_str().unwrap()]));
+    assert!(
+        line.ends_with(":2:5: timestamp -5 is negative; a timestamp is a whole number from 0 up"),
+        "{line}"
+    );
+    let path = input_file("values", "w.wel", b"0 1 1\n1 2 nan\n");
+    let line = one_line_error(&dyngraph(&["load", path.to_str().unwrap()]));
+    assert_eq!(
+        line,
+        format!(
+            "error: {}:2:5: weight nan is not a number; every weight must be one",
+            path.display()
+        )
+    );
+}
+
+/// Issue 25: `1 2 0.5` in a `.txt` file said "expected timestamp" without
+/// naming the option that reads a weight, and `alice,bob` did not say what
+/// separates fields.
+#[test]
+fn a_weight_column_and_commas_are_one_named_option_away() {
+    let path = input_file("options", "w.txt", b"1 2 0.5\n2 3 1.5\n");
+    let file = path.to_str().unwrap();
+    let line = one_line_error(&dyngraph(&["load", file]));
+    assert!(line.contains("`--third-column weight`"), "{line}");
+    let output = dyngraph(&["load", file, "--third-column", "weight"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let path = input_file("options", "names.el", b"alice,bob\n");
+    let file = path.to_str().unwrap();
+    let line = one_line_error(&dyngraph(&["load", file]));
+    assert!(
+        line.contains("separated by blanks") && line.contains("--delimiter ','"),
+        "{line}"
+    );
+    let output = dyngraph(&["load", file, "--delimiter", ","]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+/// Issue 26, defect 6: a pipe as input was opened twice and read as
+/// empty. `-`, `/dev/stdin` and a process substitution are read once.
+#[test]
+fn a_pipe_or_standard_input_is_read_once() {
+    let text = std::fs::read(sample()).unwrap();
+    for input in ["-", "/dev/stdin"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dyngraph"))
+            .args(["load", input, "--json", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = {
+            let text = text.clone();
+            std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &text))
+        };
+        let output = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(output.status.success(), "{input}: {}", stderr(&output));
+        let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["edges"], 59_835, "{input}");
+    }
+    // A process substitution of a gzip file, as `<(zcat x.gz)`.
+    let dir = temp_dir("pipe");
+    let gzipped = dir.join("college.txt.gz");
+    let zipped = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "gzip -c '{}' > '{}'",
+            sample().display(),
+            gzipped.display()
+        ))
+        .status();
+    let bash = Command::new("bash").arg("--version").output();
+    if !(zipped.is_ok_and(|s| s.success()) && bash.is_ok()) {
+        eprintln!("skipped the process substitution: no gzip or bash");
+        return;
+    }
+    let output = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{}' load <(gzip -dc '{}') --json -",
+            env!("CARGO_BIN_EXE_dyngraph"),
+            gzipped.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["edges"], 59_835);
 }

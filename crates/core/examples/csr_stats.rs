@@ -62,8 +62,8 @@ fn main() -> ExitCode {
         }
     };
     let build = start.elapsed();
-    let distinct =
-        Csr::from_edges(&edges, CsrOptions::default().semantics(Semantics::Simple)).map_or(0, |d| d.edge_count());
+    let distinct = Csr::from_edges(&edges, CsrOptions::default().semantics(Semantics::Simple))
+        .map_or(0, |d| d.edge_count());
     let max_degree = (0..csr.vertex_count() as u32)
         .map(|v| csr.out_degree(v))
         .max()

@@ -23,9 +23,7 @@ use crate::hint::prefetch;
 use crate::source::{EdgeChunk, EdgeChunks, EdgeColumns, EdgeSource, PREFETCH_AHEAD};
 use crate::store::{Capabilities, FromEdges, GraphStore, Snapshots, StoreConfig, StoreOptions};
 use crate::traits::{EdgeWeights, Graph, InEdges, InNeighbors, OutNeighbors, WeightedNeighbors};
-use crate::{
-    Capability, Error, Result, Semantics, VertexId, Weight, WeightedEdge,
-};
+use crate::{Capability, Error, Result, Semantics, VertexId, Weight, WeightedEdge};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
@@ -152,8 +150,9 @@ impl Csr {
     /// and a scatter (through buckets of vertices, see the module's cost
     /// model), with no globally sorted edge list in between (GVEL's
     /// scheme). Input order is kept within each vertex unless `options`
-    /// sort or dedupe; weights are kept when the source has them. The same
-    /// as [`FromEdges::from_edges`](crate::FromEdges::from_edges), without
+    /// sort or dedupe; weights are kept when the source has them, and so
+    /// are its keys ([`EdgeSource::ids`], then [`Csr::ids`]). The same as
+    /// [`FromEdges::from_edges`](crate::FromEdges::from_edges), without
     /// the trait in scope.
     ///
     /// ```
@@ -782,8 +781,13 @@ fn carve<T>(
     pieces
 }
 
+/// [`build_with`], keeping the source's keys ([`EdgeSource::ids`]).
 fn build<S: EdgeSource + ?Sized>(seq: &S, options: &CsrOptions) -> Result<Csr> {
-    build_with(seq, options, in_edges_for(options))
+    let csr = build_with(seq, options, in_edges_for(options))?;
+    match seq.ids() {
+        Some(ids) => csr.with_ids(ids.clone()),
+        None => Ok(csr),
+    }
 }
 
 /// How [`build_with`] makes the in-edges, when asked for.

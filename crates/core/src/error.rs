@@ -97,6 +97,61 @@ pub enum ParseErrorKind {
         /// The offending value (truncated to a readable length).
         token: String,
     },
+    /// Bytes that are not text (a NUL or another control byte): a binary
+    /// or compressed file that is not gzip, or garbage.
+    NotText {
+        /// The offending byte.
+        byte: u8,
+    },
+    /// A first line of names in an otherwise numeric file: a header row,
+    /// not an edge.
+    Header {
+        /// The line (truncated to a readable length).
+        line: String,
+    },
+    /// A vertex id wider than 32 bits where ids are kept as they are (the
+    /// loader's `IdMode::Keep`); only a relabelling mode reads it.
+    WideId {
+        /// The id as read (truncated text).
+        token: String,
+    },
+    /// A negative number where only whole numbers from 0 are allowed (a
+    /// timestamp).
+    NegativeValue {
+        /// The offending value.
+        token: String,
+        /// What the field holds, e.g. "timestamp".
+        expected: &'static str,
+    },
+    /// A third column of fractions where a timestamp (a whole number) is
+    /// read: a weight column read with the wrong option.
+    TimestampNotInteger {
+        /// The offending value (truncated to a readable length).
+        token: String,
+    },
+    /// A weight that is not a number (`NaN`).
+    NanWeight {
+        /// The offending value.
+        token: String,
+    },
+    /// A negative weight where weights must be 0 or more (shortest paths).
+    NegativeWeight {
+        /// The offending value.
+        token: String,
+    },
+    /// A line that ends before a field, holding a separator the file is
+    /// not read with (`alice,bob` read as blank-separated).
+    FieldsNotSeparated {
+        /// The field that is missing.
+        expected: &'static str,
+        /// The separator found in the line.
+        found: char,
+    },
+    /// An empty field between two delimiters.
+    EmptyField {
+        /// What the field should hold.
+        expected: &'static str,
+    },
     /// Anything else, described in words.
     Other(String),
 }
@@ -124,7 +179,10 @@ impl fmt::Display for ParseErrorKind {
                 )
             }
             Self::UnexpectedEof { context } => write!(f, "file ends in the middle of {context}"),
-            Self::EmptyInput => write!(f, "the input is empty"),
+            Self::EmptyInput => write!(
+                f,
+                "the input is empty: a graph file holds one edge per line, such as `0 1`"
+            ),
             Self::NotMatrixMarket => {
                 write!(
                     f,
@@ -141,6 +199,52 @@ impl fmt::Display for ParseErrorKind {
                 "value {token} is not an integer, but the Matrix Market header declares the \
                  field 'integer' (fix the value, or declare the field 'real')"
             ),
+            Self::NotText { byte } => write!(
+                f,
+                "not a text graph file (byte {byte:#04x} is not text): give a text edge list, \
+                 a Matrix Market file or a binary Csr file (.dgcsr), each optionally gzipped"
+            ),
+            Self::Header { line } => write!(
+                f,
+                "the first line {line:?} is not numeric but the lines after it are: it looks \
+                 like a header row; skip it with LoadOptions::header(true) (`--header` on the \
+                 command line)"
+            ),
+            Self::WideId { token } => write!(
+                f,
+                "vertex id {token} does not fit in 32 bits: relabel the ids with IdMode::Auto \
+                 or IdMode::Integers, which keep the originals (`--ids auto` on the command line)"
+            ),
+            Self::NegativeValue { token, expected } => write!(
+                f,
+                "{expected} {token} is negative; a {expected} is a whole number from 0 up"
+            ),
+            Self::TimestampNotInteger { token } => write!(
+                f,
+                "expected a timestamp (a whole number), found {token:?}: to read the third \
+                 column as weights, use LoadOptions::third_column(ThirdColumn::Weight) \
+                 (`--third-column weight` on the command line)"
+            ),
+            Self::NanWeight { token } => {
+                write!(
+                    f,
+                    "weight {token} is not a number; every weight must be one"
+                )
+            }
+            Self::NegativeWeight { token } => write!(
+                f,
+                "weight {token} is negative, but shortest paths need weights of 0 or more"
+            ),
+            Self::FieldsNotSeparated { expected, found } => write!(
+                f,
+                "line ends before the {expected}: fields are separated by blanks (spaces or \
+                 tabs), and this line has none but a {found:?}; for {found}-separated values \
+                 name the file .csv, or set the delimiter (LoadOptions::delimiter, \
+                 `--delimiter '{found}'` on the command line)"
+            ),
+            Self::EmptyField { expected } => {
+                write!(f, "empty field where the {expected} should be")
+            }
             Self::Other(message) => f.write_str(message),
         }
     }
@@ -155,7 +259,21 @@ impl fmt::Display for ParseErrorKind {
 /// the chain (`anyhow`'s `{:#}`, for one) prints every cause once. For
 /// [`Error::Io`] it returns the I/O error's own source, if any; the I/O
 /// error itself is the variant's `source` field.
-#[derive(Debug)]
+///
+/// `Debug` prints the same text as `Display`, so that a `main` returning
+/// [`Result`] (`fn main() -> dyngraph_core::Result<()>`) and `unwrap`
+/// print a readable message; the alternate form `{:#?}` prints the
+/// structure (variant and fields).
+///
+/// ```
+/// use dyngraph_core::{Error, Location, ParseErrorKind};
+/// let error = Error::Parse {
+///     location: Location::new(None, 1, 10),
+///     kind: ParseErrorKind::MissingField { expected: "destination vertex id" },
+/// };
+/// assert_eq!(format!("{error:?}"), "<input>:1:10: line ends before the destination vertex id");
+/// assert!(format!("{error:#?}").starts_with("Parse {"));
+/// ```
 #[non_exhaustive]
 pub enum Error {
     /// Malformed input text, with where it is and what was expected.
@@ -192,6 +310,17 @@ pub enum Error {
         /// What is wrong with it, and what to do.
         reason: String,
     },
+    /// Numeric ids kept as they are (the loader's default) that are too
+    /// sparse to be vertex ids: the largest would size the graph far past
+    /// the ids that occur.
+    SparseIds {
+        /// The file, when the input came from one.
+        path: Option<PathBuf>,
+        /// The largest id.
+        largest: u64,
+        /// Distinct ids that occur.
+        distinct: u64,
+    },
     /// A vertex id that would take the graph past its vertex limit.
     VertexLimit {
         /// The offending id.
@@ -217,6 +346,8 @@ pub enum Error {
     NoEdges {
         /// The input.
         path: PathBuf,
+        /// What needed them, as a verb (`"replay"`, `"load"`).
+        job: &'static str,
     },
     /// A read of a capability the store was built without (in-edges,
     /// weights): never answered with an empty list or a default weight.
@@ -322,11 +453,25 @@ impl fmt::Display for Error {
                 f,
                 "vertex id {vertex} is out of range for a graph of {vertex_count} vertices"
             ),
+            Self::SparseIds {
+                path,
+                largest,
+                distinct,
+            } => write!(
+                f,
+                "{}: vertex ids go up to {largest} but only {distinct} distinct ids occur; kept \
+                 as vertex ids they would take {} vertices. Relabel them with IdMode::Auto, \
+                 which keeps the originals in ids() (`--ids auto` on the command line), or keep \
+                 them anyway with IdMode::Dense (`--ids dense`)",
+                path.as_ref()
+                    .map_or_else(|| "<input>".into(), |p| p.display().to_string()),
+                u128::from(*largest) + 1
+            ),
             Self::InvalidStructure(message) => write!(f, "invalid graph structure: {message}"),
             Self::InvalidArgument(message) => write!(f, "invalid argument: {message}"),
-            Self::NoEdges { path } => write!(
+            Self::NoEdges { path, job } => write!(
                 f,
-                "nothing to do: {} has no edges (only comments, blank lines or a header); \
+                "nothing to {job}: {} has no edges (only comments, blank lines or a header); \
                  give a file with at least one edge",
                 path.display()
             ),
@@ -335,6 +480,80 @@ impl fmt::Display for Error {
                 "{store} was built without {capability}; {}",
                 capability.remedy()
             ),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
+        match self {
+            Self::Parse { location, kind } => f
+                .debug_struct("Parse")
+                .field("location", location)
+                .field("kind", kind)
+                .finish(),
+            Self::Io { path, source } => f
+                .debug_struct("Io")
+                .field("path", path)
+                .field("source", source)
+                .finish(),
+            Self::InvalidCsrFile { path, reason } => f
+                .debug_struct("InvalidCsrFile")
+                .field("path", path)
+                .field("reason", reason)
+                .finish(),
+            Self::InvalidStoreFile { path, reason } => f
+                .debug_struct("InvalidStoreFile")
+                .field("path", path)
+                .field("reason", reason)
+                .finish(),
+            Self::SparseIds {
+                path,
+                largest,
+                distinct,
+            } => f
+                .debug_struct("SparseIds")
+                .field("path", path)
+                .field("largest", largest)
+                .field("distinct", distinct)
+                .finish(),
+            Self::VertexLimit {
+                vertex,
+                needed,
+                limit,
+            } => f
+                .debug_struct("VertexLimit")
+                .field("vertex", vertex)
+                .field("needed", needed)
+                .field("limit", limit)
+                .finish(),
+            Self::VertexOutOfRange {
+                vertex,
+                vertex_count,
+            } => f
+                .debug_struct("VertexOutOfRange")
+                .field("vertex", vertex)
+                .field("vertex_count", vertex_count)
+                .finish(),
+            Self::NoEdges { path, job } => f
+                .debug_struct("NoEdges")
+                .field("path", path)
+                .field("job", job)
+                .finish(),
+            Self::InvalidStructure(message) => {
+                f.debug_tuple("InvalidStructure").field(message).finish()
+            }
+            Self::InvalidArgument(message) => {
+                f.debug_tuple("InvalidArgument").field(message).finish()
+            }
+            Self::MissingCapability { store, capability } => f
+                .debug_struct("MissingCapability")
+                .field("store", store)
+                .field("capability", capability)
+                .finish(),
         }
     }
 }
@@ -394,6 +613,33 @@ mod tests {
         };
         let text = chain(&error);
         assert_eq!(text, "trunc.el.gz: unexpected end of file");
+    }
+
+    /// Issue 25: `fn main() -> Result<()>` printed `Error: Parse {
+    /// location: .. }`; what `main` and `unwrap` print is the `Debug` form.
+    #[test]
+    fn debug_prints_the_readable_message_and_alternate_debug_the_structure() {
+        let error = Error::Parse {
+            location: Location::new(Some("g.el".into()), 1, 10),
+            kind: ParseErrorKind::MissingField {
+                expected: "destination vertex id",
+            },
+        };
+        let readable = "g.el:1:10: line ends before the destination vertex id";
+        assert_eq!(format!("{error:?}"), readable);
+        assert_eq!(
+            format!("{:?}", Err::<(), _>(error.to_string())),
+            format!("Err({readable:?})")
+        );
+        let structured = format!("{error:#?}");
+        assert!(structured.starts_with("Parse {"), "{structured}");
+        assert!(structured.contains("MissingField"), "{structured}");
+        let io = Error::Io {
+            path: "x".into(),
+            source: std::io::Error::from_raw_os_error(2),
+        };
+        assert_eq!(format!("{io:?}"), io.to_string());
+        assert!(format!("{io:#?}").starts_with("Io {"));
     }
 
     #[test]

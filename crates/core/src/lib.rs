@@ -50,6 +50,16 @@
 //! semantics: a repeated insert or a missing delete is a no-op). The
 //! [`GraphUpdate`] docs give the exact rules.
 //!
+//! # Keys: the ids users have
+//!
+//! [`IdMap`] maps 64-bit integer or string keys to vertex ids and grows as
+//! new keys come (batches interned in parallel, lookups both ways, an
+//! append-only byte form for persistence). [`Keyed`] wraps any dynamic
+//! store so that edges go in and out by key and results come back by key
+//! ([`Keyed::by_key`]); kernels and snapshots run on it as on the store.
+//! A loaded file's keys travel with its edges ([`EdgeSource::ids`]), into
+//! [`Csr::ids`] and [`Keyed::from_edges`].
+//!
 //! # Testing support
 //!
 //! With the `testing` feature, `testing::ReferenceGraph` is a plain
@@ -73,6 +83,7 @@ mod edges;
 mod error;
 pub mod hint;
 mod ids;
+mod keyed;
 #[cfg(feature = "petgraph")]
 pub mod petgraph;
 mod rebuild;
@@ -87,9 +98,10 @@ pub mod testing;
 pub use csr::{Csr, CsrInEdges, CsrOptions, CsrSnapshot, CsrView, CsrWeights};
 pub use edges::{Edges, WeightedEdges};
 pub use error::{Capability, Error, Location, ParseErrorKind, Result};
-pub use ids::{IdKind, IdMap, OriginalId};
-pub use source::{EdgeChunk, EdgeChunks, EdgeColumns, EdgeRecord, EdgeSource};
+pub use ids::{IdKey, IdKind, IdMap, OriginalId};
+pub use keyed::{ByKey, Keyed};
 pub use rebuild::CsrRebuild;
+pub use source::{EdgeChunk, EdgeChunks, EdgeColumns, EdgeRecord, EdgeSource};
 pub use store::{
     Capabilities, DynamicStore, FromEdges, GraphStore, MaintenanceStats, Snapshots, StoreConfig,
     StoreOptions,

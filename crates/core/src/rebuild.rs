@@ -2,9 +2,9 @@
 //! every edge so far at the end of each batch.
 
 use crate::{
-    Capabilities, Capability, Csr, CsrInEdges, CsrOptions, CsrView, CsrWeights, EdgeSource, EdgeWeights, Error,
-    FromEdges, Graph, GraphStore, GraphUpdate, InEdges, OutNeighbors, Result, Semantics, Snapshots,
-    StoreConfig, StoreOptions, VertexId, Weight, check_limit,
+    Capabilities, Capability, Csr, CsrInEdges, CsrOptions, CsrView, CsrWeights, EdgeSource,
+    EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges, OutNeighbors, Result,
+    Semantics, Snapshots, StoreConfig, StoreOptions, VertexId, Weight, check_limit,
 };
 use std::collections::{HashSet, VecDeque};
 use std::ops::Range;

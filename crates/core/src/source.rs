@@ -34,6 +34,15 @@ pub trait EdgeSource: Sync {
         None
     }
 
+    /// The keys of the vertices, when the edges come with them (a file
+    /// whose ids the loader relabelled): vertex `v` was
+    /// `ids.original(v)`. [`crate::Csr`] keeps them and
+    /// [`crate::Keyed::from_edges`] takes them. `None` (the default) when
+    /// the ids are the vertex ids.
+    fn ids(&self) -> Option<&crate::IdMap> {
+        None
+    }
+
     /// Edge `i` (weight `1.0` when unweighted). Panics when `i >= len()`.
     fn edge(&self, i: usize) -> WeightedEdge;
 

@@ -101,7 +101,11 @@ impl<'a> InNeighbors for ModelLists<'a> {
     }
 
     fn in_neighbors(self, v: VertexId) -> Self::InIter {
-        let list = self.0.incoming.get(v as usize).map_or(&[][..], Vec::as_slice);
+        let list = self
+            .0
+            .incoming
+            .get(v as usize)
+            .map_or(&[][..], Vec::as_slice);
         list.iter().copied()
     }
 }
@@ -194,7 +198,10 @@ fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
 fn check_outside<G: ReadGraph + ?Sized>(store: &G) -> Result<(), String> {
     let n = store.vertex_count() as u64;
     let outside = [n, n + 1, n + 64, u64::from(VertexId::MAX)];
-    for v in outside.into_iter().filter_map(|v| VertexId::try_from(v).ok()) {
+    for v in outside
+        .into_iter()
+        .filter_map(|v| VertexId::try_from(v).ok())
+    {
         if store.out_degree(v) != 0 || store.out_neighbors(v).next().is_some() {
             return Err(format!("vertex {v} outside the graph has out-edges"));
         }
@@ -206,7 +213,9 @@ fn check_outside<G: ReadGraph + ?Sized>(store: &G) -> Result<(), String> {
         if let Ok(weights) = store.edge_weights()
             && weights.out_neighbors_weighted(v).next().is_some()
         {
-            return Err(format!("vertex {v} outside the graph has weighted out-edges"));
+            return Err(format!(
+                "vertex {v} outside the graph has weighted out-edges"
+            ));
         }
     }
     Ok(())
@@ -500,7 +509,8 @@ pub fn check_build_contract<S: crate::GraphStore>(
     model
         .insert_edges(edges)
         .map_err(|e| format!("model: {e}"))?;
-    let store = S::from_edges(edges, S::Options::from_shared(options)).map_err(|e| e.to_string())?;
+    let store =
+        S::from_edges(edges, S::Options::from_shared(options)).map_err(|e| e.to_string())?;
     compare_with_model(&store, &model).map_err(|e| format!("after from_edges: {e}"))?;
     check_capabilities(&store, options)?;
     let snapshot = store.snapshot();

@@ -369,8 +369,7 @@ impl<G: ?Sized> Clone for UnitWeights<'_, G> {
 impl<G: ?Sized> Copy for UnitWeights<'_, G> {}
 
 impl<'a, G: OutNeighbors + ?Sized> WeightedNeighbors for UnitWeights<'a, G> {
-    type WeightedIter =
-        std::iter::Map<G::OutIter<'a>, fn(VertexId) -> (VertexId, Weight)>;
+    type WeightedIter = std::iter::Map<G::OutIter<'a>, fn(VertexId) -> (VertexId, Weight)>;
 
     #[inline]
     fn out_neighbors_weighted(self, v: VertexId) -> Self::WeightedIter {

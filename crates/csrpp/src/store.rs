@@ -10,10 +10,9 @@ use crate::segment::{Editor, EntryArrays, Segment, SegmentData};
 use crate::snapshot::{CsrPPSnapshot, CsrPPView, SegmentSnapshots};
 use dyngraph_core::hint::prefetch_address;
 use dyngraph_core::{
-    Capabilities,
-    Capability, Edge, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate,
-    InEdges, InNeighbors, OutNeighbors, Result, Semantics, Snapshots, UpdateReport, VertexId,
-    Weight, WeightedNeighbors, check_limit,
+    Capabilities, Capability, Edge, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore,
+    GraphUpdate, InEdges, InNeighbors, OutNeighbors, Result, Semantics, Snapshots, UpdateReport,
+    VertexId, Weight, WeightedNeighbors, check_limit,
 };
 use rayon::prelude::*;
 use std::ops::Range;

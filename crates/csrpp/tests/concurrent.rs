@@ -5,8 +5,8 @@
 
 mod common;
 
-use dyngraph_core::StoreConfig;
 use common::{all_options, check_invariants};
+use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
 use dyngraph_core::{
     Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, Semantics, Snapshots, VertexId, Weight,

@@ -5,8 +5,8 @@
 
 mod common;
 
-use dyngraph_core::StoreConfig;
 use common::{all_options, check_invariants, weighted_or_unit};
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{Edge, FromEdges, Graph, GraphUpdate, OutNeighbors, VertexId};
 use dyngraph_csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};
 use proptest::prelude::*;

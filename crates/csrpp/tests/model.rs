@@ -6,8 +6,8 @@
 
 mod common;
 
-use dyngraph_core::StoreConfig;
 use common::{all_options, check_invariants, weighted_or_unit};
+use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::{ReferenceGraph, compare_with_model};
 use dyngraph_core::{
     Edge, EdgeWeights, Error, FromEdges, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors,

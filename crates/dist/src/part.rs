@@ -2,8 +2,8 @@
 //! in-edges, reversed, when asked), in stores of the store contract, under
 //! the worker's local ids.
 
-use dyngraph_core::StoreConfig;
 use crate::partition::{LocalIds, Partitioner};
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{
     DynamicStore, EdgeColumns, OutNeighbors, Result, Semantics, StoreOptions, UpdateReport,
     VertexId, Weight,
@@ -116,7 +116,10 @@ impl<S: DynamicStore> Partition<S> {
             owned: Vec::new(),
             is_owned: Vec::new(),
             out: Side {
-                store: S::from_edges(&EdgeColumns::default(), S::Options::from_shared(store_options))?,
+                store: S::from_edges(
+                    &EdgeColumns::default(),
+                    S::Options::from_shared(store_options),
+                )?,
                 tracking: tracking(),
             },
             incoming: None,
@@ -131,7 +134,8 @@ impl<S: DynamicStore> Partition<S> {
         partition.out.store.end_batch()?;
         partition.edges_inserted = partition.out.store.edge_count();
         if options.in_edges {
-            let mut store = S::from_edges(&incoming.inserts, S::Options::from_shared(store_options))?;
+            let mut store =
+                S::from_edges(&incoming.inserts, S::Options::from_shared(store_options))?;
             store.end_batch()?;
             partition.incoming = Some(Side {
                 store,
@@ -336,8 +340,8 @@ fn sort_by_arrival(updates: &mut [Update]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dyngraph_core::{Graph, OutNeighbors};
     use dyngraph_core::CsrRebuild;
+    use dyngraph_core::{Graph, OutNeighbors};
 
     fn insert(index: u64, src: VertexId, dst: VertexId, reversed: bool) -> Update {
         Update::Insert {

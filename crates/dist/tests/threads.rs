@@ -5,11 +5,11 @@
 mod common;
 
 use common::*;
+use dyngraph_core::CsrRebuild;
 use dyngraph_core::{Error, Semantics, StoreOptions};
 use dyngraph_dist::{Cluster, DistInput, DistOptions, DistReport, Partitioner, replay};
 use dyngraph_kernels::KernelName;
 use dyngraph_loader::{Format, Generator, LoadOptions, write_edges};
-use dyngraph_core::CsrRebuild;
 use dyngraph_replay::{ReplayOptions, Window};
 
 const ALL: [KernelName; 4] = [

@@ -169,7 +169,9 @@ impl OutNeighbors for DurableVcsr {
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
-        self.vertices.get(v as usize).map_or(0, |entry| u64::from(entry.live))
+        self.vertices
+            .get(v as usize)
+            .map_or(0, |entry| u64::from(entry.live))
     }
 
     #[inline]

@@ -140,18 +140,18 @@ pub use dyngraph_core::{
 
 #[cfg(feature = "csrpp")]
 pub use dyngraph_csrpp as csrpp;
+#[cfg(feature = "csrpp")]
+pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 #[cfg(feature = "dist")]
 pub use dyngraph_dist as dist;
 #[cfg(feature = "durable")]
 pub use dyngraph_durable as durable;
-#[cfg(feature = "vcsr")]
-pub use dyngraph_pma as pma;
-#[cfg(feature = "csrpp")]
-pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 #[cfg(feature = "kernels")]
 pub use dyngraph_kernels as kernels;
 #[cfg(feature = "loader")]
 pub use dyngraph_loader as loader;
+#[cfg(feature = "vcsr")]
+pub use dyngraph_pma as pma;
 #[cfg(feature = "replay")]
 pub use dyngraph_replay as replay;
 #[cfg(feature = "vcsr")]
@@ -165,10 +165,10 @@ pub mod petgraph;
 /// Everything a program using dyngraph needs, in one import.
 pub mod prelude {
     pub use dyngraph_core::{
-        Capabilities, Csr, CsrOptions, CsrRebuild, DynamicStore, Edge, EdgeChunk, EdgeSource,
-        EdgeWeights, Error, FromEdges, GraphStore, GraphUpdate, InEdges, InNeighbors,
-        OutNeighbors, ReadGraph, Semantics, Snapshots, StoreConfig, StoreOptions, VertexId, Weight,
-        WeightedEdge, WeightedNeighbors,
+        ByKey, Capabilities, Csr, CsrOptions, CsrRebuild, DynamicStore, Edge, EdgeChunk,
+        EdgeSource, EdgeWeights, Error, FromEdges, GraphStore, GraphUpdate, IdKey, IdMap, InEdges,
+        InNeighbors, Keyed, OutNeighbors, ReadGraph, Semantics, Snapshots, StoreConfig,
+        StoreOptions, VertexId, Weight, WeightedEdge, WeightedNeighbors,
     };
     // The `Graph` trait's methods without its name, which stays free for
     // `petgraph::prelude::Graph` beside this prelude (`dyngraph::Graph`

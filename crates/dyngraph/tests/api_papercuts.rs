@@ -17,7 +17,10 @@ fn vcsr_builds_from_default_options_without_a_type_annotation() {
     let mut empty = Vcsr::default();
     empty.insert_edge(3, 4).unwrap();
     assert_eq!(empty.vertex_count(), 5);
-    assert_eq!(Pcsr::default().edge_count() + Bal::default().edge_count(), 0);
+    assert_eq!(
+        Pcsr::default().edge_count() + Bal::default().edge_count(),
+        0
+    );
     assert_eq!(CsrPP::default().vertex_count(), 0);
 }
 
@@ -27,7 +30,12 @@ fn every_options_type_takes_the_same_setters() {
     let csrpp = CsrPPOptions::default().in_edges(true).weighted(true);
     let csr = CsrOptions::default().in_edges(true).weighted(true);
     let durable = DurableOptions::default().in_edges(true).weighted(true);
-    for shared in [vcsr.shared(), csrpp.shared(), csr.shared(), durable.shared()] {
+    for shared in [
+        vcsr.shared(),
+        csrpp.shared(),
+        csr.shared(),
+        durable.shared(),
+    ] {
         assert!(shared.in_edges && shared.weighted);
     }
 }
@@ -76,7 +84,11 @@ impl StoreVisitor for ReadsOutside {
 #[test]
 fn reads_outside_the_graph_are_isolated_vertices_in_every_store() {
     for &kind in StoreKind::ALL {
-        kind.visit(&StoreSettings::default(), StoreOptions::default(), ReadsOutside);
+        kind.visit(
+            &StoreSettings::default(),
+            StoreOptions::default(),
+            ReadsOutside,
+        );
     }
     let csr = Csr::from_edges(&ring(50)[..], CsrOptions::default().in_edges(true)).unwrap();
     assert_eq!(csr.out_degree(50) + csr.in_degree(u32::MAX).unwrap(), 0);

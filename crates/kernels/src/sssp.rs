@@ -31,9 +31,7 @@
 
 use crate::VerifyError;
 use crate::util::check_vertex;
-use dyngraph_core::{
-    EdgeWeights, Error, Result, UnitWeights, VertexId, Weight, WeightedNeighbors,
-};
+use dyngraph_core::{EdgeWeights, Error, Result, UnitWeights, VertexId, Weight, WeightedNeighbors};
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};

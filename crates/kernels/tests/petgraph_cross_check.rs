@@ -4,8 +4,8 @@
 
 mod common;
 
-use dyngraph_core::StoreConfig;
 use common::*;
+use dyngraph_core::StoreConfig;
 use dyngraph_core::{Csr, CsrOptions, Semantics, WeightedEdge};
 use dyngraph_kernels::*;
 use petgraph::graph::{DiGraph, NodeIndex};

@@ -7,15 +7,18 @@ use std::path::Path;
 /// | format | extension | lines | third column |
 /// |---|---|---|---|
 /// | [`Format::MatrixMarket`] | `.mtx` | banner, `%` comments, size line, then `row col [value]`, 1-based | the header's field: none for `pattern`, an `f32` weight for `integer`/`real` |
-/// | [`Format::Snap`] | `.txt`, `.tsv`, `.snap` | `src dst [third]`, ids as given (0 allowed) | a `u64` timestamp by default (SNAP temporal graphs); a weight or ignored by [`crate::LoadOptions::third_column`] |
+/// | [`Format::Snap`] | `.txt`, `.snap` | `src dst [third]`, ids as given (0 allowed) | a `u64` timestamp by default (SNAP temporal graphs); a weight or ignored by [`crate::LoadOptions::third_column`] |
+/// | [`Format::Csv`] | `.csv`, `.tsv` | `src,dst[,third]` with `,` `;` or a tab ([`crate::Delimiter`]) | as [`Format::Snap`] |
 /// | [`Format::EdgeList`] | `.el` | `src dst` | none (a third field is an error unless [`crate::LoadOptions::third_column`] asks for one) |
 /// | [`Format::WeightedEdgeList`] | `.wel` | `src dst weight` | an `f32` weight |
 ///
-/// All four accept `#` and `%` comment lines (a line whose first non-blank
-/// byte is one of them), blank lines, spaces or tabs between fields,
-/// trailing spaces, CRLF line ends and a missing final newline. Any of them
-/// may be gzip-compressed (`.gz`); compression is recognised from the gzip
-/// magic bytes, whatever the name.
+/// All of them accept `#` and `%` comment lines (a line whose first
+/// non-blank byte is one of them), blank lines, spaces or tabs between
+/// fields (around them, with a delimiter), trailing spaces, CRLF line ends,
+/// a UTF-8 byte-order mark and a missing final newline. The edge lists take
+/// a header row with [`crate::LoadOptions::header`]. Any of them may be
+/// gzip-compressed (`.gz`); compression is recognised from the gzip magic
+/// bytes, whatever the name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// Matrix Market coordinate format (`%%MatrixMarket matrix coordinate
@@ -28,6 +31,11 @@ pub enum Format {
     EdgeList,
     /// `.wel`: exactly three columns, the third a weight.
     WeightedEdgeList,
+    /// Delimited values (CSV, TSV): the columns of [`Format::Snap`],
+    /// separated by one delimiter ([`crate::Delimiter`]), detected from the
+    /// first data line unless [`crate::LoadOptions::delimiter`] chooses
+    /// it. Written with commas (tabs for a `.tsv` name).
+    Csv,
 }
 
 impl Format {
@@ -39,6 +47,7 @@ impl Format {
     /// assert_eq!(Format::from_path("a/web.mtx.gz"), Some(Format::MatrixMarket));
     /// assert_eq!(Format::from_path("CollegeMsg.txt"), Some(Format::Snap));
     /// assert_eq!(Format::from_path("g.wel"), Some(Format::WeightedEdgeList));
+    /// assert_eq!(Format::from_path("people.tsv"), Some(Format::Csv));
     /// assert_eq!(Format::from_path("g.bin"), None);
     /// ```
     pub fn from_path(path: impl AsRef<Path>) -> Option<Format> {
@@ -51,7 +60,8 @@ impl Format {
         let extension = Path::new(name).extension()?.to_str()?.to_ascii_lowercase();
         match extension.as_str() {
             "mtx" => Some(Format::MatrixMarket),
-            "txt" | "tsv" | "snap" => Some(Format::Snap),
+            "txt" | "snap" => Some(Format::Snap),
+            "csv" | "tsv" => Some(Format::Csv),
             "el" => Some(Format::EdgeList),
             "wel" => Some(Format::WeightedEdgeList),
             _ => None,
@@ -75,6 +85,7 @@ impl Format {
             Format::Snap => "txt",
             Format::EdgeList => "el",
             Format::WeightedEdgeList => "wel",
+            Format::Csv => "csv",
         }
     }
 }
@@ -86,12 +97,14 @@ impl std::fmt::Display for Format {
             Format::Snap => "SNAP edge list",
             Format::EdgeList => "edge list (.el)",
             Format::WeightedEdgeList => "weighted edge list (.wel)",
+            Format::Csv => "delimited edge list (.csv/.tsv)",
         })
     }
 }
 
 /// How to read the third column of an edge-list line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ThirdColumn {
     /// An `f32` weight.
     Weight,

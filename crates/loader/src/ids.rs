@@ -1,82 +1,119 @@
-//! The ids users have: sparse 64-bit integers and strings, mapped to dense
-//! vertex ids in parallel, with the [`IdMap`] kept for both directions.
-//!
-//! - [`IdMode::Dense`]: ids are vertex ids (today's fast path; the vertex
-//!   count is the largest id + 1).
-//! - [`IdMode::Integers`] / [`IdMode::Strings`]: every id is a label; the
-//!   distinct labels are sorted (numerically or bytewise) and vertex `v` is
-//!   the `v`-th of them.
-//! - [`IdMode::Auto`] (the default): Matrix Market files are dense (their
-//!   ids index a declared matrix). In an edge list, a first data line whose
-//!   ids are not numbers means string ids; ids past 32 bits mean integer
-//!   labels; numeric ids that are *sparse* — the largest id + 1 more than
-//!   four times the distinct ids, and at least [`SPARSE_FLOOR`] — are
-//!   relabelled. So a file holding the one edge `1 50000000` loads as two
-//!   vertices, not fifty million, while a file of fewer than 2^20 vertex
-//!   ids keeps them as written (a dense vertex array that small costs a
-//!   few megabytes at most).
-//!
-//! Relabelling is per input: two files of one graph (a base and a dynamic
-//! part, as the VCSR authors split sx-mathoverflow) relabelled apart would
-//! disagree on ids. Read such parts with [`IdMode::Dense`], or as one
-//! stream.
-//!
-//! Cost of relabelling: a parallel sort of the distinct ids and a binary
-//! search per endpoint (`O(E log V)`), 8 bytes per vertex for the map
-//! (plus the names' bytes for strings). Nothing depends on the largest id.
+//! The ids users have: numbers kept as vertex ids, or sparse 64-bit
+//! integers and strings relabelled to dense vertex ids in parallel, with
+//! the [`IdMap`] kept for both directions. [`IdMode`] documents the policy.
 
-use crate::number::{parse_f32, parse_u64, quote};
-use crate::parse::{Third, is_skippable, line_aligned_blocks, next_token, split_line};
+use crate::fields::{Delimiter, next_field};
+use crate::number::{parse_u64, quote};
+use crate::parse::{Third, is_skippable, line_aligned_blocks, split_line, third_value};
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{Error, IdKind, IdMap, Location, ParseErrorKind, Result, VertexId, Weight};
 use rayon::prelude::*;
 use std::path::Path;
 
-/// How the ids of an edge-list file are read (see the module docs).
+/// How the vertex ids of an edge-list file are read. Relabelling is never
+/// silent: by default numbers are kept as they are, and a file whose
+/// numbers cannot be kept is refused with an error that names the mode to
+/// use.
+///
+/// | mode | numeric ids | ids past 32 bits | names (`alice`) |
+/// |---|---|---|---|
+/// | [`IdMode::Keep`] (default) | vertex ids as written; **refused** ([`Error::SparseIds`]) when sparse | **refused** ([`ParseErrorKind::WideId`], at the id) | relabelled (a name cannot be a vertex id) |
+/// | [`IdMode::Auto`] | kept when dense, **relabelled** when sparse | relabelled | relabelled |
+/// | [`IdMode::Dense`] | vertex ids as written, however sparse (up to [`crate::LoadOptions::max_vertices`]) | refused | refused |
+/// | [`IdMode::Integers`] | relabelled | relabelled | refused |
+/// | [`IdMode::Strings`] | relabelled as names (`"10"` sorts before `"9"`) | as names | relabelled |
+///
+/// *Sparse* means the largest id + 1 is at least [`SPARSE_FLOOR`] (about a
+/// million: a dense vertex array that small costs a few megabytes at most)
+/// and more than four times the distinct ids. So `1 50000000` is refused
+/// by default and loads as two vertices under `Auto`, while a file of ids
+/// below 2^20 keeps them as written in every numeric mode.
+///
+/// *Relabelled* means the distinct ids, sorted (numerically or bytewise),
+/// become vertices `0..n` in that order, and the originals are kept:
+/// [`EdgeStream::ids`](crate::EdgeStream::ids) and
+/// [`Csr::ids`](dyngraph_core::Csr::ids) give the
+/// [`IdMap`](dyngraph_core::IdMap), and
+/// [`IdMap::relabel_note`](dyngraph_core::IdMap::relabel_note) a line to
+/// tell the user. Whether a file's ids are names is decided by its first
+/// data line (after a header row, if any; a first line of names followed
+/// by numbers is taken for an undeclared header and refused, naming
+/// [`crate::LoadOptions::header`]).
+///
+/// Matrix Market ids index a declared matrix: they are always read as they
+/// are (`Integers` and `Strings` are refused for them).
+///
+/// Relabelling is per input: two files of one graph (a base and a dynamic
+/// part, as the VCSR authors split sx-mathoverflow) relabelled apart would
+/// disagree on ids. Read such parts with [`IdMode::Dense`], or as one
+/// stream, or grow one map over both
+/// ([`IdMap::intern_all`](dyngraph_core::IdMap::intern_all)).
+///
+/// Cost of relabelling: a parallel sort of the distinct ids and a binary
+/// search per endpoint (`O(E log V)`), 8 bytes per vertex for the map
+/// (plus the names' bytes for strings). Nothing depends on the largest id.
+/// Checking sparseness (`Keep`, `Auto`) costs a parallel pass with a
+/// bitmap of the id range when the largest id is at least
+/// [`SPARSE_FLOOR`], nothing below it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum IdMode {
-    /// Dense for dense numeric ids, relabelled for sparse, 64-bit or string
-    /// ids.
+    /// Numbers are vertex ids, refused when too sparse or wider than 32
+    /// bits; names are relabelled.
     #[default]
+    Keep,
+    /// Numbers are vertex ids when dense, relabelled when sparse or wider
+    /// than 32 bits; names are relabelled.
     Auto,
-    /// Ids are vertex ids.
+    /// Ids are vertex ids, however sparse.
     Dense,
-    /// Ids are 64-bit integer labels.
+    /// Ids are 64-bit integer labels, always relabelled.
     Integers,
-    /// Ids are string labels (any token without blanks).
+    /// Ids are string labels (any field), always relabelled.
     Strings,
 }
 
 /// Below this many vertices (largest id + 1, about a million) numeric ids
-/// stay dense in the automatic mode, however sparse.
+/// are never sparse: [`IdMode::Keep`] and [`IdMode::Auto`] keep them.
 pub const SPARSE_FLOOR: u64 = 1 << 20;
 
-/// Whether the ids of the first data line are both numbers.
-pub(crate) fn first_line_is_numeric(text: &[u8]) -> bool {
-    let mut rest = text;
-    while !rest.is_empty() {
-        let (line, tail, _) = split_line(rest);
-        if !is_skippable(line) {
-            let mut pos = 0;
-            let numeric = |token: Option<(usize, &[u8])>| {
-                token.is_some_and(|(_, t)| !t.is_empty() && t.iter().all(u8::is_ascii_digit))
-            };
-            return numeric(next_token(line, &mut pos)) && numeric(next_token(line, &mut pos));
-        }
-        rest = tail;
-    }
-    true
+/// Whether a field reads as a number (an optional sign, digits, an
+/// optional fraction and exponent): a header's names do not.
+pub(crate) fn looks_numeric(token: &[u8]) -> bool {
+    let digits = token
+        .strip_prefix(b"-")
+        .or_else(|| token.strip_prefix(b"+"))
+        .unwrap_or(token);
+    digits.first().is_some_and(u8::is_ascii_digit)
+        && digits
+            .iter()
+            .all(|&b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
 }
 
-/// Whether ids in `0..=max_id` over these columns are sparse: the largest
-/// id + 1 is at least [`SPARSE_FLOOR`] and more than four times the
-/// distinct ids.
-pub(crate) fn is_sparse(src: &[VertexId], dst: &[VertexId], max_id: VertexId) -> bool {
+/// Whether the two ids of a data line read as numbers (a line of fewer
+/// fields does not).
+pub(crate) fn ids_look_numeric(line: &[u8], delimiter: Delimiter) -> bool {
+    let mut pos = 0;
+    let mut numeric =
+        || next_field(line, &mut pos, delimiter).is_some_and(|(_, t)| looks_numeric(t));
+    numeric() && numeric()
+}
+
+/// Whether the ids in `0..=max_id` held by `runs` of these columns are
+/// sparse: the largest id + 1 is at least [`SPARSE_FLOOR`] and more than
+/// four times the distinct ids. (Slots outside the runs are not edges:
+/// a parse's gaps.)
+pub(crate) fn is_sparse(
+    src: &[VertexId],
+    dst: &[VertexId],
+    runs: &[std::ops::Range<usize>],
+    max_id: VertexId,
+) -> bool {
     let bound = max_id as u64 + 1;
     if bound < SPARSE_FLOOR {
         return false;
     }
-    let occurrences = (src.len() + dst.len()) as u64;
+    let occurrences = 2 * runs.iter().map(|run| run.len() as u64).sum::<u64>();
     if bound > 4 * occurrences {
         // Distinct ids are at most the occurrences.
         return true;
@@ -90,13 +127,24 @@ pub(crate) fn is_sparse(src: &[VertexId], dst: &[VertexId], max_id: VertexId) ->
     let mark = |id: &VertexId| {
         seen[*id as usize / 64].fetch_or(1 << (id % 64), std::sync::atomic::Ordering::Relaxed);
     };
-    src.par_iter().for_each(mark);
-    dst.par_iter().for_each(mark);
+    for run in runs {
+        src[run.clone()].par_iter().for_each(mark);
+        dst[run.clone()].par_iter().for_each(mark);
+    }
     let distinct: u64 = seen
         .par_iter()
         .map(|w| u64::from(w.load(std::sync::atomic::Ordering::Relaxed).count_ones()))
         .sum();
     bound > 4 * distinct
+}
+
+/// How many distinct ids these columns hold (a parallel sort of a copy:
+/// for messages, not for the load's hot path).
+pub(crate) fn distinct_ids(src: &[VertexId], dst: &[VertexId]) -> usize {
+    let mut ids: Vec<VertexId> = src.par_iter().chain(dst.par_iter()).copied().collect();
+    ids.par_sort_unstable();
+    ids.dedup();
+    ids.len()
 }
 
 /// Relabels dense-parsed columns in place: the distinct ids, sorted, become
@@ -136,70 +184,73 @@ enum Value {
 /// column, kind).
 type BlockRows<'a> = std::result::Result<Vec<Row<'a>>, (u64, u64, ParseErrorKind)>;
 
-fn parse_block<'a>(block: &'a [u8], kind: IdKind, third: Third) -> BlockRows<'a> {
+/// How a labelled file's lines are read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LabelSyntax {
+    pub(crate) kind: IdKind,
+    pub(crate) third: Third,
+    pub(crate) delimiter: Delimiter,
+    pub(crate) nonnegative_weights: bool,
+    pub(crate) drop_self_loops: bool,
+    pub(crate) symmetrize: bool,
+}
+
+fn parse_block<'a>(block: &'a [u8], syntax: LabelSyntax) -> BlockRows<'a> {
     let mut rows = Vec::new();
     let mut rest = block;
     let mut line_index = 0u64;
     while !rest.is_empty() {
-        let (line, tail, _) = split_line(rest);
+        let (line, tail, newline) = split_line(rest);
         rest = tail;
         let this_line = line_index;
         line_index += 1;
         if is_skippable(line) {
             continue;
         }
-        let fail = |offset: usize, kind: ParseErrorKind| (this_line, offset as u64 + 1, kind);
+        let fail = |offset: usize, kind: ParseErrorKind| {
+            // Only the input's last line can lack a newline: a field
+            // missing there means the file was cut off.
+            let kind = match kind {
+                ParseErrorKind::MissingField { .. } if !newline => ParseErrorKind::UnexpectedEof {
+                    context: "an edge line",
+                },
+                kind => kind,
+            };
+            (this_line, offset as u64 + 1, kind)
+        };
         let mut pos = 0;
-        let mut id = |expected: &'static str| -> std::result::Result<&'a [u8], _> {
-            let (offset, token) = next_token(line, &mut pos)
+        let mut field = |expected: &'static str| -> std::result::Result<(usize, &'a [u8]), _> {
+            let (offset, token) = next_field(line, &mut pos, syntax.delimiter)
                 .ok_or_else(|| fail(line.len(), ParseErrorKind::MissingField { expected }))?;
-            if kind == IdKind::Integers {
+            if token.is_empty() {
+                return Err(fail(offset, ParseErrorKind::EmptyField { expected }));
+            }
+            Ok((offset, token))
+        };
+        let mut id = |expected: &'static str| {
+            let (offset, token) = field(expected)?;
+            if syntax.kind == IdKind::Integers {
                 parse_u64(token, expected).map_err(|e| fail(offset, e))?;
             }
             Ok(token)
         };
         let src = id("source vertex id")?;
         let dst = id("destination vertex id")?;
-        let value = match third {
+        let value = match syntax.third {
             Third::Absent => Value::None,
-            Third::Weight => {
-                let (offset, token) = next_token(line, &mut pos).ok_or_else(|| {
-                    fail(
-                        line.len(),
-                        ParseErrorKind::MissingField { expected: "weight" },
-                    )
-                })?;
-                Value::Weight(parse_f32(token, "weight").map_err(|e| fail(offset, e))?)
-            }
-            Third::Timestamp | Third::TimestampChecked => {
-                let (offset, token) = next_token(line, &mut pos).ok_or_else(|| {
-                    fail(
-                        line.len(),
-                        ParseErrorKind::MissingField {
-                            expected: "timestamp",
-                        },
-                    )
-                })?;
-                let t = parse_u64(token, "timestamp").map_err(|e| fail(offset, e))?;
-                if third == Third::Timestamp {
-                    Value::Timestamp(t)
-                } else {
-                    Value::None
+            third => {
+                let (offset, token) = field(third.expected())?;
+                let (weight, timestamp) =
+                    third_value(third, token, false, syntax.nonnegative_weights)
+                        .map_err(|e| fail(offset, e))?;
+                match third {
+                    Third::Weight => Value::Weight(weight),
+                    Third::Timestamp => Value::Timestamp(timestamp),
+                    _ => Value::None,
                 }
             }
-            Third::Ignore => {
-                next_token(line, &mut pos).ok_or_else(|| {
-                    fail(
-                        line.len(),
-                        ParseErrorKind::MissingField {
-                            expected: "third field",
-                        },
-                    )
-                })?;
-                Value::None
-            }
         };
-        if let Some((offset, token)) = next_token(line, &mut pos) {
+        if let Some((offset, token)) = next_field(line, &mut pos, syntax.delimiter) {
             return Err(fail(
                 offset,
                 ParseErrorKind::ExtraField {
@@ -212,24 +263,29 @@ fn parse_block<'a>(block: &'a [u8], kind: IdKind, third: Third) -> BlockRows<'a>
     Ok(rows)
 }
 
-/// Parses an edge list whose ids are labels of `kind`, in parallel blocks,
-/// and relabels them densely. `drop_self_loops`, `symmetrize` and `dedupe`
-/// apply after relabelling, as on dense ids.
-#[allow(clippy::too_many_arguments)]
+/// Parses an edge list whose ids are labels of `syntax.kind`, in parallel
+/// blocks, and relabels them densely. `drop_self_loops` and `symmetrize`
+/// apply after relabelling, as on dense ids. `text` starts at line
+/// `first_line` of the input.
 pub(crate) fn parse_labelled(
     text: &[u8],
+    first_line: u64,
     path: Option<&Path>,
     block_size: usize,
     max_vertices: usize,
-    kind: IdKind,
-    third: Third,
-    drop_self_loops: bool,
-    symmetrize: bool,
+    syntax: LabelSyntax,
 ) -> Result<EdgeStream> {
+    let LabelSyntax {
+        kind,
+        third,
+        drop_self_loops,
+        symmetrize,
+        ..
+    } = syntax;
     let blocks = line_aligned_blocks(text, block_size);
     let parsed: Vec<BlockRows<'_>> = blocks
         .par_iter()
-        .map(|range| parse_block(&text[range.clone()], kind, third))
+        .map(|range| parse_block(&text[range.clone()], syntax))
         .collect();
     if let Some((index, (line, column, kind))) = parsed
         .iter()
@@ -238,7 +294,11 @@ pub(crate) fn parse_labelled(
     {
         let lines_before = memchr::memchr_iter(b'\n', &text[..blocks[index].start]).count() as u64;
         return Err(Error::Parse {
-            location: Location::new(path.map(Path::to_path_buf), lines_before + line + 1, column),
+            location: Location::new(
+                path.map(Path::to_path_buf),
+                first_line + lines_before + line,
+                column,
+            ),
             kind,
         });
     }
@@ -336,17 +396,32 @@ mod tests {
 
     #[test]
     fn sparse_means_the_bound_exceeds_four_times_the_distinct_ids() {
-        assert!(is_sparse(&[1], &[50_000_000], 50_000_000));
-        assert!(!is_sparse(&[0, 1, 2], &[3, 4, 5], 5));
+        let sparse = |src: &[u32], dst: &[u32], max| {
+            let all = 0..src.len();
+            is_sparse(src, dst, std::slice::from_ref(&all), max)
+        };
+        assert!(sparse(&[1], &[50_000_000], 50_000_000));
+        assert!(!sparse(&[0, 1, 2], &[3, 4, 5], 5));
         // Below the floor, nothing is sparse.
-        assert!(!is_sparse(&[0], &[8], 8));
-        assert!(!is_sparse(&[0], &[88_580], 88_580));
+        assert!(!sparse(&[0], &[8], 8));
+        assert!(!sparse(&[0], &[88_580], 88_580));
         // Distinct ids counted exactly: every other id below 2^21 is dense;
         // every fifth is not.
         let even: Vec<u32> = (0..1 << 21).step_by(2).collect();
-        assert!(!is_sparse(&even, &even, (1 << 21) - 2));
+        assert!(!sparse(&even, &even, (1 << 21) - 2));
         let fifth: Vec<u32> = (0..1 << 21).step_by(5).collect();
-        assert!(is_sparse(&fifth, &fifth, *fifth.last().unwrap()));
+        assert!(sparse(&fifth, &fifth, *fifth.last().unwrap()));
+        // Only the runs count: the ids in a gap are not edges.
+        let half = fifth.len() / 2;
+        let gapped: Vec<u32> = fifth[..half]
+            .iter()
+            .copied()
+            .chain(even.iter().copied())
+            .collect();
+        assert!(!sparse(&gapped, &gapped, (1 << 21) - 2));
+        let first_half = 0..half;
+        let runs = std::slice::from_ref(&first_half);
+        assert!(is_sparse(&gapped, &gapped, runs, *fifth.last().unwrap()));
     }
 
     #[test]
@@ -358,8 +433,17 @@ mod tests {
     }
 
     #[test]
-    fn first_line_decides_numeric_or_not() {
-        assert!(first_line_is_numeric(b"# c\n1 2\nalice bob\n"));
-        assert!(!first_line_is_numeric(b"% c\nalice 2\n"));
+    fn names_are_not_numbers_but_signed_and_fractional_numbers_are() {
+        for numeric in ["0", "17", "-3", "+4", "1.5", "2e9"] {
+            assert!(looks_numeric(numeric.as_bytes()), "{numeric}");
+        }
+        for name in ["alice", "src", "", "-", "x1", "e5"] {
+            assert!(!looks_numeric(name.as_bytes()), "{name}");
+        }
+        assert!(ids_look_numeric(b"1 2", Delimiter::Blanks));
+        assert!(!ids_look_numeric(b"1", Delimiter::Blanks));
+        assert!(!ids_look_numeric(b"1,2", Delimiter::Blanks));
+        assert!(ids_look_numeric(b"1,2", Delimiter::Comma));
+        assert!(!ids_look_numeric(b"src dst", Delimiter::Blanks));
     }
 }

@@ -18,35 +18,58 @@
 //! # Formats
 //!
 //! Matrix Market coordinate (`pattern`, `integer`, `real`; `general`,
-//! `symmetric`), SNAP edge lists, `.el` and `.wel`, each optionally
-//! gzip-compressed; see [`Format`] for the table of what each holds and how
-//! the third column is read. The format is detected from the Matrix Market
-//! banner, else the extension, else SNAP ([`Format::detect`]);
-//! [`LoadOptions::format`] overrides it. A binary `Csr` file
-//! ([`csr_file`]) is recognised by its magic bytes before any of that, and
-//! read instead of parsed, by every entry point.
+//! `symmetric`), SNAP edge lists, `.el`, `.wel`, and delimited values
+//! (CSV with `,` or `;`, TSV), each optionally gzip-compressed; see
+//! [`Format`] for the table of what each holds and how the third column is
+//! read, and [`Delimiter`] for how fields are separated. The format is
+//! detected from the Matrix Market banner, else the extension, else SNAP
+//! ([`Format::detect`]); [`LoadOptions::format`] overrides it. A binary
+//! `Csr` file ([`csr_file`]) is recognised by its magic bytes before any of
+//! that, and read instead of parsed, by every entry point.
+//!
+//! # Ids
+//!
+//! Numeric ids are vertex ids as written, and a file whose numbers cannot
+//! be (sparse, or wider than 32 bits) is refused with the [`IdMode`] that
+//! relabels it; names are relabelled. [`IdMode::Auto`] relabels whatever
+//! needs it, and the stream or `Csr` then carries the original ids
+//! ([`EdgeStream::ids`], [`dyngraph_core::Csr::ids`], kept by a binary
+//! `Csr` file and written back by [`write_edges`]);
+//! [`EdgeStream::relabel_note`] gives a line to tell the user. [`IdMode`]
+//! has the whole policy.
 //!
 //! **Accepted and harmless**: CRLF line ends, trailing spaces and tabs,
 //! spaces or tabs (any number) between fields, blank lines, `#` and `%`
 //! comment lines anywhere (also between Matrix Market entries), no newline
-//! at the end of the file, leading zeros in ids, a Matrix Market banner in
-//! any letter case and the field name `double` for `real`. A file of only
-//! comments is an empty graph; a Matrix Market file declaring 0 entries
-//! too.
+//! at the end of the file, a UTF-8 byte-order mark, leading zeros in ids,
+//! a Matrix Market banner in any letter case and the field name `double`
+//! for `real`, a header row with [`LoadOptions::header`], and input from a
+//! pipe (read once, whole). A file of only comments is an empty graph; a
+//! Matrix Market file declaring 0 entries too.
 //!
 //! **Refused**, each as [`dyngraph_core::Error::Parse`] with the file, the
 //! 1-based line and byte column, and a [`dyngraph_core::ParseErrorKind`]
-//! saying what was expected: a non-numeric token, a missing field, an extra
-//! field, id 0 in Matrix Market (1-based), a negative id, an id above
-//! `u32::MAX`, an id beyond the Matrix Market size line, an entry count
-//! different from the header's, a file that ends mid-line (an incomplete
-//! last line without a newline) or mid-header, an empty (or
-//! whitespace-only) file, a `.mtx` file without the banner, and the Matrix
-//! Market kinds dyngraph does not read (`array`, `complex`, `hermitian`,
-//! `skew-symmetric`), named in the message, and a value that is not a
-//! whole number in a Matrix Market `integer` file (a `real` file accepts
-//! integers; a value column in a `pattern` file is an extra field). An id
-//! at or past
+//! saying what was expected: a non-numeric token, a missing field (naming
+//! the delimiter to use when the line holds a `,` or `;` a blank-separated
+//! file does not split on), an empty delimited field, an extra field, id 0
+//! in Matrix Market (1-based), a negative id, an id beyond the Matrix
+//! Market size line, an entry count different from the header's, a file
+//! that ends mid-line (an incomplete last line without a newline) or
+//! mid-header, an empty (or whitespace-only) file, bytes that are not text
+//! (a NUL near the start, or a control byte on the failing line: a binary
+//! file), a first line of names before numeric lines (an undeclared
+//! header, naming [`LoadOptions::header`]), a negative timestamp, a
+//! fraction where a timestamp is read (naming [`LoadOptions::third_column`]),
+//! a weight that is NaN, a negative weight under
+//! [`LoadOptions::nonnegative_weights`], a `.mtx` file without the banner,
+//! and the Matrix Market kinds dyngraph does not read (`array`, `complex`,
+//! `hermitian`, `skew-symmetric`), named in the message, and a value that
+//! is not a whole number in a Matrix Market `integer` file (a `real` file
+//! accepts integers; a value column in a `pattern` file is an extra
+//! field). Under the default [`IdMode::Keep`], an id above `u32::MAX` is
+//! refused at its line and column ([`dyngraph_core::ParseErrorKind::WideId`])
+//! and sparse ids as a whole ([`dyngraph_core::Error::SparseIds`]), each
+//! naming the mode that relabels them. An id at or past
 //! [`LoadOptions::max_vertices`] is refused at its line and column before
 //! anything is allocated for it. Bad input never panics.
 //!
@@ -168,13 +191,16 @@
 
 mod atomic;
 pub mod csr_file;
+mod fields;
 mod format;
 pub mod generate;
 mod ids;
 mod load;
 mod mtx;
 mod number;
+mod options;
 mod parse;
+mod prepare;
 mod stream;
 mod write;
 
@@ -183,11 +209,11 @@ pub use csr_file::{
     CSR_FILE_MAGIC, CsrFile, CsrFileOptions, is_csr_file, read_csr_file, write_csr_file,
     write_csr_file_to, write_csr_file_view,
 };
+pub use fields::Delimiter;
 pub use format::{Format, ThirdColumn};
 pub use generate::{ArrivalOrder, Generator, GraphKind};
 pub use ids::{IdMode, SPARSE_FLOOR};
-pub use load::{
-    DEFAULT_BLOCK_SIZE, LoadOptions, load_csr, load_edge_stream, parse_csr, parse_edge_stream,
-};
+pub use load::{load_csr, load_edge_stream, parse_csr, parse_edge_stream};
+pub use options::{DEFAULT_BLOCK_SIZE, LoadOptions};
 pub use stream::{EdgeStream, EdgeValues, ValueKind};
 pub use write::{write_edges, write_edges_to};

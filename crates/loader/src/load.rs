@@ -1,151 +1,17 @@
 //! The top-level readers: file or bytes in, [`EdgeStream`] or [`Csr`] out.
 
 use crate::format::{Format, ThirdColumn, is_gzip};
-use crate::ids::{IdMode, first_line_is_numeric, is_sparse, parse_labelled, relabel_columns};
+use crate::ids::{LabelSyntax, distinct_ids, is_sparse, parse_labelled, relabel_columns};
 use crate::mtx::{MtxField, parse_header};
+use crate::options::LoadOptions;
 use crate::parse::{
-    BlockSummary, ParsedBlocks, Syntax, Third, end_position, first_error, is_skippable,
-    nth_data_line, split_line,
+    BlockSummary, ParsedBlocks, Syntax, Third, end_position, first_error, nth_data_line,
 };
+use crate::prepare::{IdPlan, Prepared, explain, first_line_fields, prepare};
 use crate::stream::{EdgeStream, EdgeValues};
-use dyngraph_core::{
-    Csr, CsrOptions, DEFAULT_VERTEX_LIMIT, EdgeColumns, Error, IdKind, Location, ParseErrorKind,
-    Result, Semantics, StoreConfig,
-};
+use dyngraph_core::{Csr, EdgeColumns, Error, IdKind, ParseErrorKind, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-/// Default [`LoadOptions::block_size`]: 1 MiB, large enough that per-block
-/// overhead vanishes and small enough to balance two to hundreds of threads
-/// on files of a few hundred megabytes.
-pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
-
-/// How to read a text graph. `LoadOptions::default()` detects the format,
-/// keeps every edge, and uses rayon's global pool.
-///
-/// ```
-/// use dyngraph_loader::{Format, LoadOptions, ThirdColumn};
-/// let options = LoadOptions::default()
-///     .format(Format::Snap)
-///     .third_column(ThirdColumn::Ignore)
-///     .drop_self_loops(true)
-///     .threads(2);
-/// assert_eq!(options.threads, Some(2));
-/// ```
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct LoadOptions {
-    /// The format; `None` detects it ([`Format::detect`]: the Matrix Market
-    /// banner, else the extension, else SNAP).
-    pub format: Option<Format>,
-    /// How to read a third column; `None` follows the format (see
-    /// [`Format`]). Setting it on [`Format::Snap`] or [`Format::EdgeList`]
-    /// makes the third column required. Ignored for a Matrix Market
-    /// `pattern` file, which has none.
-    pub third_column: Option<ThirdColumn>,
-    /// Drop `v -> v` edges. The vertex count still covers their ids.
-    pub drop_self_loops: bool,
-    /// Keep only the first arrival of every `(src, dst)` pair, with its
-    /// value. A stream keeps file order; a [`Csr`] gets sorted neighbour
-    /// lists and [`dyngraph_core::Semantics::Simple`].
-    pub dedupe: bool,
-    /// Emit `dst -> src` right after every `src -> dst` (a self-loop once).
-    /// A symmetric Matrix Market file is always expanded this way.
-    pub symmetrize: bool,
-    /// Threads to parse and build with; `None` uses rayon's global pool.
-    pub threads: Option<usize>,
-    /// Target block size in bytes; blocks are extended to the next line
-    /// start. Small values only matter for testing.
-    pub block_size: usize,
-    /// Refuse (with the offending line and column) any id at or past this,
-    /// and a Matrix Market size line declaring more, instead of allocating
-    /// for it. Default [`DEFAULT_VERTEX_LIMIT`].
-    pub max_vertices: usize,
-    /// [`load_csr`] only: also build the in-edges.
-    pub in_edges: bool,
-    /// [`load_csr`] only: sort each neighbour list (stable).
-    pub sort: bool,
-    /// How vertex ids are read: dense, or relabelled from sparse integers
-    /// or strings ([`IdMode`]; `Auto` by default). The original ids are
-    /// kept ([`EdgeStream::ids`], [`Csr::ids`]).
-    pub ids: IdMode,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        Self {
-            format: None,
-            third_column: None,
-            drop_self_loops: false,
-            dedupe: false,
-            symmetrize: false,
-            threads: None,
-            block_size: DEFAULT_BLOCK_SIZE,
-            max_vertices: DEFAULT_VERTEX_LIMIT,
-            in_edges: false,
-            sort: false,
-            ids: IdMode::Auto,
-        }
-    }
-}
-
-macro_rules! setters {
-    ($($(#[$doc:meta])* $name:ident: $ty:ty => $value:expr;)*) => {
-        impl LoadOptions {
-    /// The [`CsrOptions`] of a load into `vertex_count` vertices: the
-    /// in-edges, sorting, deduplication (simple semantics) and vertex
-    /// limit asked for; the input's weights are kept.
-    pub(crate) fn csr_options(&self, vertex_count: usize) -> CsrOptions {
-        let semantics = if self.dedupe {
-            Semantics::Simple
-        } else {
-            Semantics::Multigraph
-        };
-        CsrOptions::default()
-            .semantics(semantics)
-            .in_edges(self.in_edges)
-            .vertex_limit(self.max_vertices)
-            .sort(self.sort)
-            .vertex_count(vertex_count)
-    }
-}
-
-impl LoadOptions {
-            $(
-                $(#[$doc])*
-                pub fn $name(mut self, $name: $ty) -> Self {
-                    self.$name = $value;
-                    self
-                }
-            )*
-        }
-    };
-}
-
-setters! {
-    /// Sets [`LoadOptions::format`].
-    format: Format => Some(format);
-    /// Sets [`LoadOptions::third_column`].
-    third_column: ThirdColumn => Some(third_column);
-    /// Sets [`LoadOptions::drop_self_loops`].
-    drop_self_loops: bool => drop_self_loops;
-    /// Sets [`LoadOptions::dedupe`].
-    dedupe: bool => dedupe;
-    /// Sets [`LoadOptions::symmetrize`].
-    symmetrize: bool => symmetrize;
-    /// Sets [`LoadOptions::threads`].
-    threads: usize => Some(threads);
-    /// Sets [`LoadOptions::block_size`].
-    block_size: usize => block_size;
-    /// Sets [`LoadOptions::max_vertices`].
-    max_vertices: usize => max_vertices;
-    /// Sets [`LoadOptions::in_edges`].
-    in_edges: bool => in_edges;
-    /// Sets [`LoadOptions::sort`].
-    sort: bool => sort;
-    /// Sets [`LoadOptions::ids`].
-    ids: IdMode => ids;
-}
 
 /// Reads a graph file into an [`EdgeStream`] in file order.
 ///
@@ -249,9 +115,13 @@ fn with_pool<T: Send>(options: &LoadOptions, work: impl FnOnce() -> Result<T> + 
     }
 }
 
-/// An opened input: a read-only map of the file.
-struct Input {
-    map: Option<memmap2::Mmap>,
+/// An opened input: a read-only map of a file, or the bytes of a pipe (a
+/// pipe, `/dev/stdin` or a process substitution has no size to map, and can
+/// be read only once).
+enum Input {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+    Empty,
 }
 
 impl Input {
@@ -260,10 +130,15 @@ impl Input {
             path: path.to_path_buf(),
             source,
         };
-        let file = open_file(path)?;
-        let length = file.metadata().map_err(io)?.len();
-        if length == 0 {
-            return Ok(Input { map: None });
+        let mut file = open_file(path)?;
+        let metadata = file.metadata().map_err(io)?;
+        if !metadata.is_file() {
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).map_err(io)?;
+            return Ok(Input::Read(bytes));
+        }
+        if metadata.len() == 0 {
+            return Ok(Input::Empty);
         }
         // SAFETY: the map is read-only, private to this call and dropped
         // before `load_edge_stream`/`load_csr` return, and no reference into
@@ -274,11 +149,15 @@ impl Input {
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
         // Advice is a hint; a kernel that ignores it changes nothing.
         let _ = map.advise(memmap2::Advice::Sequential);
-        Ok(Input { map: Some(map) })
+        Ok(Input::Mapped(map))
     }
 
     fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or(&[])
+        match self {
+            Input::Mapped(map) => map,
+            Input::Read(bytes) => bytes,
+            Input::Empty => &[],
+        }
     }
 
     fn text(&self, path: Option<&Path>) -> Result<std::borrow::Cow<'_, [u8]>> {
@@ -348,20 +227,19 @@ struct Parsed {
     third: Third,
 }
 
-fn parse_error(path: Option<&Path>, line: u64, column: u64, kind: ParseErrorKind) -> Error {
-    Error::Parse {
-        location: Location::new(path.map(Path::to_path_buf), line, column),
-        kind,
-    }
+/// The third column as [`LoadOptions::third_column`] asks for it.
+fn requested_third(options: &LoadOptions) -> Option<Third> {
+    options.third_column.map(|third| match third {
+        ThirdColumn::Weight => Third::Weight,
+        ThirdColumn::Timestamp => Third::Timestamp,
+        ThirdColumn::Ignore => Third::Ignore,
+    })
 }
 
-/// Parses `text`; with `for_csr`, timestamps (not CSR data) are checked but
-/// not stored.
-fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool) -> Result<Parsed> {
-    if text.iter().all(u8::is_ascii_whitespace) {
-        return Err(parse_error(path, 1, 1, ParseErrorKind::EmptyInput));
-    }
-    let format = options.format.unwrap_or_else(|| Format::detect(path, text));
+/// Parses a prepared text with dense ids; with `for_csr`, timestamps (not
+/// CSR data) are checked but not stored.
+fn parse(prepared: &Prepared<'_>, options: &LoadOptions, for_csr: bool) -> Result<Parsed> {
+    let text = prepared.text;
     let mut syntax = Syntax {
         one_based: false,
         bounds: None,
@@ -370,22 +248,21 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
         drop_self_loops: options.drop_self_loops,
         max_vertices: options.max_vertices,
         integer_values: false,
+        nonnegative_weights: options.nonnegative_weights,
+        delimiter: prepared.delimiter,
     };
-    let requested = options.third_column.map(|third| match third {
-        ThirdColumn::Weight => Third::Weight,
-        ThirdColumn::Timestamp => Third::Timestamp,
-        ThirdColumn::Ignore => Third::Ignore,
-    });
-    let (data_offset, first_line, header) = match format {
+    let (data_offset, first_line, header) = match prepared.format {
         Format::MatrixMarket => {
             let header = parse_header(text, options.max_vertices)
-                .map_err(|(line, column, kind)| parse_error(path, line, column, kind))?;
+                .map_err(|(line, column, kind)| prepared.error(line, column, kind))?;
             syntax.one_based = true;
             syntax.bounds = Some((header.rows, header.cols));
             syntax.expand_reverse |= header.symmetric;
             syntax.third = match header.field {
                 MtxField::Pattern => Third::Absent,
-                MtxField::Integer | MtxField::Real => requested.unwrap_or(Third::Weight),
+                MtxField::Integer | MtxField::Real => {
+                    requested_third(options).unwrap_or(Third::Weight)
+                }
             };
             // The header's field is a promise about every value: an
             // `integer` file's values are whole numbers (a `real` file's
@@ -395,9 +272,9 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
                 header.field == MtxField::Integer && syntax.third == Third::Weight;
             (header.data_offset, header.data_first_line, Some(header))
         }
-        Format::WeightedEdgeList | Format::EdgeList | Format::Snap => {
-            syntax.third = edge_list_third(format, options, text);
-            (0, 1, None)
+        _ => {
+            syntax.third = edge_list_third(prepared, options);
+            (prepared.body, prepared.body_line, None)
         }
     };
 
@@ -408,7 +285,7 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
     let blocks = syntax.parse_parallel(data, options.block_size);
     let buffers = &blocks.blocks;
     if let Some((line, column, kind)) = first_error(buffers, first_line) {
-        return Err(parse_error(path, line, column, kind));
+        return Err(prepared.error(line, column, kind));
     }
     let max_id = buffers.iter().filter_map(BlockSummary::max_id).max();
     let mut vertex_count = max_id.map_or(0, |id| id as usize + 1);
@@ -421,8 +298,7 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
             } else {
                 end_position(data, first_line)
             };
-            return Err(parse_error(
-                path,
+            return Err(prepared.error(
                 line,
                 column,
                 ParseErrorKind::EntryCountMismatch {
@@ -443,76 +319,47 @@ fn parse(text: &[u8], path: Option<&Path>, options: &LoadOptions, for_csr: bool)
 }
 
 /// The third column of an edge-list format: as requested, else as the
-/// format says (SNAP: the first data line fixes the column count, and a
-/// third column is a timestamp, as in SNAP's temporal graphs).
-fn edge_list_third(format: Format, options: &LoadOptions, text: &[u8]) -> Third {
-    if let Some(third) = options.third_column {
-        return match third {
-            ThirdColumn::Weight => Third::Weight,
-            ThirdColumn::Timestamp => Third::Timestamp,
-            ThirdColumn::Ignore => Third::Ignore,
-        };
+/// format says (SNAP and delimited files: the first edge line fixes the
+/// column count, and a third column is a timestamp, as in SNAP's temporal
+/// graphs).
+fn edge_list_third(prepared: &Prepared<'_>, options: &LoadOptions) -> Third {
+    if let Some(third) = requested_third(options) {
+        return third;
     }
-    match format {
+    match prepared.format {
         Format::WeightedEdgeList => Third::Weight,
-        Format::Snap if first_data_line_fields(text) >= 3 => Third::Timestamp,
+        Format::Snap | Format::Csv if first_line_fields(prepared) >= 3 => Third::Timestamp,
         _ => Third::Absent,
     }
-}
-
-/// How a parse reads ids, from [`LoadOptions::ids`] and the input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum IdPlan {
-    Dense,
-    Relabel(IdKind),
-    /// Dense, relabelled if they turn out sparse or wider than 32 bits.
-    DenseUnlessSparse,
-}
-
-fn id_plan(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<IdPlan> {
-    let format = options.format.unwrap_or_else(|| Format::detect(path, text));
-    Ok(match (format, options.ids) {
-        (Format::MatrixMarket, IdMode::Integers | IdMode::Strings) => {
-            return Err(Error::InvalidArgument(
-                "Matrix Market ids index the declared matrix and are read as they are: \
-                 use the dense or automatic id mode"
-                    .into(),
-            ));
-        }
-        (Format::MatrixMarket, _) | (_, IdMode::Dense) => IdPlan::Dense,
-        (_, IdMode::Integers) => IdPlan::Relabel(IdKind::Integers),
-        (_, IdMode::Strings) => IdPlan::Relabel(IdKind::Strings),
-        (_, IdMode::Auto) if !first_line_is_numeric(text) => IdPlan::Relabel(IdKind::Strings),
-        (_, IdMode::Auto) => IdPlan::DenseUnlessSparse,
-    })
 }
 
 /// Reads an edge list whose ids are labels, then applies the options that
 /// act on edges.
 fn labelled_stream(
-    text: &[u8],
-    path: Option<&Path>,
+    prepared: &Prepared<'_>,
     options: &LoadOptions,
     kind: IdKind,
     for_csr: bool,
 ) -> Result<EdgeStream> {
-    if text.iter().all(u8::is_ascii_whitespace) {
-        return Err(parse_error(path, 1, 1, ParseErrorKind::EmptyInput));
-    }
-    let format = options.format.unwrap_or_else(|| Format::detect(path, text));
-    let mut third = edge_list_third(format, options, text);
+    let mut third = edge_list_third(prepared, options);
     if for_csr && third == Third::Timestamp {
         third = Third::TimestampChecked;
     }
-    let stream = parse_labelled(
-        text,
-        path,
-        options.block_size,
-        options.max_vertices,
+    let syntax = LabelSyntax {
         kind,
         third,
-        options.drop_self_loops,
-        options.symmetrize,
+        delimiter: prepared.delimiter,
+        nonnegative_weights: options.nonnegative_weights,
+        drop_self_loops: options.drop_self_loops,
+        symmetrize: options.symmetrize,
+    };
+    let stream = parse_labelled(
+        prepared.body_text(),
+        prepared.body_line,
+        prepared.path,
+        options.block_size,
+        options.max_vertices,
+        syntax,
     )?;
     Ok(if options.dedupe {
         stream.dedup_pairs()
@@ -522,15 +369,18 @@ fn labelled_stream(
 }
 
 /// Whether a parse failed on an id wider than 32 bits (then the ids are
-/// read again as 64-bit labels).
-fn is_wide_id(error: &Error) -> bool {
-    matches!(
-        error,
+/// read again as 64-bit labels, or refused as [`ParseErrorKind::WideId`]).
+fn wide_id(error: Error) -> std::result::Result<Error, Error> {
+    match error {
         Error::Parse {
-            kind: ParseErrorKind::IdTooLarge { .. },
-            ..
-        }
-    )
+            location,
+            kind: ParseErrorKind::IdTooLarge { token },
+        } => Ok(Error::Parse {
+            location,
+            kind: ParseErrorKind::WideId { token },
+        }),
+        other => Err(other),
+    }
 }
 
 /// Options for a dense parse that may relabel afterwards: any 32-bit id is
@@ -541,20 +391,13 @@ fn relaxed(options: &LoadOptions) -> LoadOptions {
     relaxed
 }
 
-/// Fields on the first line that is neither blank nor a comment.
-fn first_data_line_fields(text: &[u8]) -> usize {
-    let mut rest = text;
-    while !rest.is_empty() {
-        let (line, tail, _) = split_line(rest);
-        if !is_skippable(line) {
-            return line
-                .split(|&b| b == b' ' || b == b'\t')
-                .filter(|field| !field.is_empty())
-                .count();
-        }
-        rest = tail;
+/// [`Error::SparseIds`] for the ids of these columns.
+fn sparse_ids(prepared: &Prepared<'_>, src: &[u32], dst: &[u32], largest: u32) -> Error {
+    Error::SparseIds {
+        path: prepared.path.map(Path::to_path_buf),
+        largest: largest.into(),
+        distinct: distinct_ids(src, dst) as u64,
     }
-    0
 }
 
 fn stream_from_bytes(
@@ -565,39 +408,54 @@ fn stream_from_bytes(
     if crate::csr_file::has_magic(text) {
         return crate::csr_file::stream_from_bytes(text, path, options);
     }
-    match id_plan(text, path, options)? {
-        IdPlan::Dense => dense_stream(text, path, options),
-        IdPlan::Relabel(kind) => labelled_stream(text, path, options, kind, false),
-        IdPlan::DenseUnlessSparse => {
-            let mut stream = match dense_stream(text, path, &relaxed(options)) {
-                Err(error) if is_wide_id(&error) => {
-                    return labelled_stream(text, path, options, IdKind::Integers, false);
-                }
-                other => other?,
-            };
-            let max_id = stream.vertex_count().checked_sub(1);
-            match max_id {
-                Some(max_id) if is_sparse(stream.src(), stream.dst(), max_id as u32) => {
-                    let ids = {
-                        let (src, dst) = stream.columns_mut();
-                        relabel_columns(src, dst)?
-                    };
-                    stream.relabelled(ids, options.max_vertices, path)?;
-                    Ok(stream)
-                }
-                // Dense after all: the limit applies as it stands, and the
-                // strict parse names the line of the first id past it.
-                _ if stream.vertex_count() > options.max_vertices => {
-                    dense_stream(text, path, options)
-                }
-                _ => Ok(stream),
+    let prepared = prepare(text, path, options)?;
+    stream_from_prepared(&prepared, options).map_err(|error| explain(error, &prepared))
+}
+
+fn stream_from_prepared(prepared: &Prepared<'_>, options: &LoadOptions) -> Result<EdgeStream> {
+    let relabel = match prepared.plan {
+        IdPlan::Dense => return dense_stream(prepared, options),
+        IdPlan::Relabel(kind) => return labelled_stream(prepared, options, kind, false),
+        IdPlan::Numeric { relabel } => relabel,
+    };
+    let mut stream = match dense_stream(prepared, &relaxed(options)) {
+        Err(error) => match wide_id(error) {
+            Ok(_) if relabel => {
+                return labelled_stream(prepared, options, IdKind::Integers, false);
             }
+            Ok(refused) | Err(refused) => return Err(refused),
+        },
+        Ok(stream) => stream,
+    };
+    let max_id = stream.vertex_count().checked_sub(1);
+    let all = 0..stream.len();
+    let runs = std::slice::from_ref(&all);
+    match max_id {
+        Some(max_id) if is_sparse(stream.src(), stream.dst(), runs, max_id as u32) => {
+            if !relabel {
+                return Err(sparse_ids(
+                    prepared,
+                    stream.src(),
+                    stream.dst(),
+                    max_id as u32,
+                ));
+            }
+            let ids = {
+                let (src, dst) = stream.columns_mut();
+                relabel_columns(src, dst)?
+            };
+            stream.relabelled(ids, options.max_vertices, prepared.path)?;
+            Ok(stream)
         }
+        // Dense after all: the limit applies as it stands, and the strict
+        // parse names the line of the first id past it.
+        _ if stream.vertex_count() > options.max_vertices => dense_stream(prepared, options),
+        _ => Ok(stream),
     }
 }
 
-fn dense_stream(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<EdgeStream> {
-    stream_of_parsed(parse(text, path, options, false)?, options)
+fn dense_stream(prepared: &Prepared<'_>, options: &LoadOptions) -> Result<EdgeStream> {
+    stream_of_parsed(parse(prepared, options, false)?, options)
 }
 
 fn stream_of_parsed(parsed: Parsed, options: &LoadOptions) -> Result<EdgeStream> {
@@ -624,41 +482,59 @@ fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Re
     if crate::csr_file::has_magic(text) {
         return crate::csr_file::csr_from_bytes(text, path, options);
     }
+    let prepared = prepare(text, path, options)?;
+    csr_from_prepared(&prepared, options).map_err(|error| explain(error, &prepared))
+}
+
+fn csr_from_prepared(prepared: &Prepared<'_>, options: &LoadOptions) -> Result<Csr> {
     let csr_of_stream = |stream: EdgeStream| {
         let csr_options = options.csr_options(stream.vertex_count());
         stream.to_csr(&csr_options)
     };
-    let parsed = match id_plan(text, path, options)? {
-        IdPlan::Dense => parse(text, path, options, true)?,
+    let parsed = match prepared.plan {
+        IdPlan::Dense => parse(prepared, options, true)?,
         IdPlan::Relabel(kind) => {
-            return csr_of_stream(labelled_stream(text, path, options, kind, true)?);
+            return csr_of_stream(labelled_stream(prepared, options, kind, true)?);
         }
-        IdPlan::DenseUnlessSparse => {
-            let parsed = match parse(text, path, &relaxed(options), true) {
-                Err(error) if is_wide_id(&error) => {
-                    let stream = labelled_stream(text, path, options, IdKind::Integers, true)?;
-                    return csr_of_stream(stream);
-                }
-                other => other?,
+        IdPlan::Numeric { relabel } => {
+            let parsed = match parse(prepared, &relaxed(options), true) {
+                Err(error) => match wide_id(error) {
+                    Ok(_) if relabel => {
+                        let stream = labelled_stream(prepared, options, IdKind::Integers, true)?;
+                        return csr_of_stream(stream);
+                    }
+                    Ok(refused) | Err(refused) => return Err(refused),
+                },
+                Ok(parsed) => parsed,
             };
             let sparse = parsed.vertex_count > 0 && {
+                // The filled runs only, so the stream reader (which reads
+                // the same edges compacted) decides the same.
                 let columns = &parsed.blocks.columns;
-                // Slots outside the filled runs hold zeros, which only
-                // ever add one id to the count: a safe bias toward dense.
-                is_sparse(&columns.src, &columns.dst, parsed.vertex_count as u32 - 1)
+                let runs = parsed.blocks.runs();
+                is_sparse(
+                    &columns.src,
+                    &columns.dst,
+                    &runs,
+                    parsed.vertex_count as u32 - 1,
+                )
             };
             if sparse {
                 // The sparse ids of a dense parse: relabel in the stream.
                 let mut stream = stream_of_parsed(parsed, options)?;
+                let largest = stream.vertex_count() as u32 - 1;
+                if !relabel {
+                    return Err(sparse_ids(prepared, stream.src(), stream.dst(), largest));
+                }
                 let ids = {
                     let (src, dst) = stream.columns_mut();
                     relabel_columns(src, dst)?
                 };
-                stream.relabelled(ids, options.max_vertices, path)?;
+                stream.relabelled(ids, options.max_vertices, prepared.path)?;
                 return csr_of_stream(stream);
             }
             if parsed.vertex_count > options.max_vertices {
-                parse(text, path, options, true)?
+                parse(prepared, options, true)?
             } else {
                 parsed
             }

@@ -49,11 +49,22 @@ pub(crate) fn parse_vertex(token: &[u8], expected: &'static str) -> Result<u32, 
 }
 
 /// Parses an unsigned 64-bit integer (a timestamp or a header count).
+///
+/// Errors: `NegativeValue` for `-digits`, `Other` past `u64::MAX`,
+/// `NonNumeric` for anything else.
 #[inline]
 pub(crate) fn parse_u64(token: &[u8], expected: &'static str) -> Result<u64, ParseErrorKind> {
-    let non_numeric = || ParseErrorKind::NonNumeric {
-        token: quote(token),
-        expected,
+    let non_numeric = || {
+        if token.len() > 1 && token[0] == b'-' && token[1..].iter().all(u8::is_ascii_digit) {
+            return ParseErrorKind::NegativeValue {
+                token: quote(token),
+                expected,
+            };
+        }
+        ParseErrorKind::NonNumeric {
+            token: quote(token),
+            expected,
+        }
     };
     if token.is_empty() {
         return Err(non_numeric());
@@ -233,6 +244,10 @@ mod tests {
         ));
         assert!(matches!(
             parse_u64(b"-1", "ts"),
+            Err(ParseErrorKind::NegativeValue { .. })
+        ));
+        assert!(matches!(
+            parse_u64(b"-", "ts"),
             Err(ParseErrorKind::NonNumeric { .. })
         ));
     }

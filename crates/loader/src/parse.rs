@@ -8,6 +8,7 @@
 //! the output arrays and gives each block its own slots (GVEL's per-thread
 //! edge lists, without the concatenation afterwards).
 
+use crate::fields::{Delimiter, next_field};
 use crate::number::{parse_f32, parse_u64, parse_vertex, quote};
 use dyngraph_core::hint::prefetch;
 use dyngraph_core::{ParseErrorKind, Timestamp, VertexId, Weight};
@@ -32,6 +33,66 @@ pub(crate) enum Third {
     Ignore,
 }
 
+impl Third {
+    /// What the field holds, for messages.
+    pub(crate) fn expected(self) -> &'static str {
+        match self {
+            Third::Weight => "weight",
+            Third::Timestamp | Third::TimestampChecked => "timestamp",
+            Third::Absent | Third::Ignore => "third column",
+        }
+    }
+}
+
+/// Reads a third field as `third` says (not [`Third::Absent`]): a weight
+/// (a whole number when `integer_values`; never NaN; not negative when
+/// `nonnegative_weights`), a timestamp, or anything non-empty.
+#[inline]
+pub(crate) fn third_value(
+    third: Third,
+    token: &[u8],
+    integer_values: bool,
+    nonnegative_weights: bool,
+) -> Result<(Weight, Timestamp), ParseErrorKind> {
+    match third {
+        Third::Weight => {
+            if integer_values && !is_integer(token) {
+                return Err(ParseErrorKind::ValueNotInteger {
+                    token: quote(token),
+                });
+            }
+            let weight = parse_f32(token, "weight")?;
+            if weight.is_nan() {
+                return Err(ParseErrorKind::NanWeight {
+                    token: quote(token),
+                });
+            }
+            if nonnegative_weights && weight < 0.0 {
+                return Err(ParseErrorKind::NegativeWeight {
+                    token: quote(token),
+                });
+            }
+            Ok((weight, 0))
+        }
+        Third::Timestamp | Third::TimestampChecked => {
+            let timestamp = parse_u64(token, "timestamp").map_err(|kind| match kind {
+                // A fraction: a weight column read as timestamps.
+                ParseErrorKind::NonNumeric { .. } if parse_f32(token, "").is_ok() => {
+                    ParseErrorKind::TimestampNotInteger {
+                        token: quote(token),
+                    }
+                }
+                kind => kind,
+            })?;
+            Ok((0.0, timestamp))
+        }
+        Third::Ignore if token.is_empty() => Err(ParseErrorKind::EmptyField {
+            expected: "third column",
+        }),
+        Third::Ignore | Third::Absent => Ok((0.0, 0)),
+    }
+}
+
 /// How to read and post-process every data line.
 #[derive(Clone, Debug)]
 pub(crate) struct Syntax {
@@ -49,6 +110,10 @@ pub(crate) struct Syntax {
     pub(crate) max_vertices: usize,
     /// A weight must be a whole number (Matrix Market field `integer`).
     pub(crate) integer_values: bool,
+    /// A negative weight is an error.
+    pub(crate) nonnegative_weights: bool,
+    /// What separates fields.
+    pub(crate) delimiter: Delimiter,
 }
 
 /// An error inside a buffer, before the file line is known.
@@ -167,9 +232,9 @@ impl ParsedBlocks {
 }
 
 /// A field error: 0-based byte offset in the line and what went wrong.
-struct FieldError {
-    offset: usize,
-    kind: ParseErrorKind,
+pub(crate) struct FieldError {
+    pub(crate) offset: usize,
+    pub(crate) kind: ParseErrorKind,
 }
 
 impl FieldError {
@@ -365,18 +430,6 @@ pub(crate) fn next_token<'a>(line: &'a [u8], pos: &mut usize) -> Option<(usize, 
     }
     *pos = end;
     Some((start, &line[start..end]))
-}
-
-#[inline]
-fn required<'a>(
-    line: &'a [u8],
-    pos: &mut usize,
-    expected: &'static str,
-) -> Result<(usize, &'a [u8]), FieldError> {
-    next_token(line, pos).ok_or(FieldError {
-        offset: line.len(),
-        kind: ParseErrorKind::MissingField { expected },
-    })
 }
 
 /// `true` for a whole number: an optional sign, then decimal digits only.
@@ -585,32 +638,39 @@ impl Syntax {
         let src = self.vertex_at(line, &mut pos, "source vertex id", rows)?;
         Self::field_start(line, &mut pos, "destination vertex id")?;
         let dst = self.vertex_at(line, &mut pos, "destination vertex id", cols)?;
-        let at = |offset| move |kind| FieldError { offset, kind };
-        let mut weight: Weight = 0.0;
-        let mut timestamp: Timestamp = 0;
-        match self.third {
-            Third::Absent => {}
-            Third::Weight => {
-                let (offset, token) = required(line, &mut pos, "weight")?;
-                if self.integer_values && !is_integer(token) {
-                    return Err(FieldError {
-                        offset,
-                        kind: ParseErrorKind::ValueNotInteger {
-                            token: quote(token),
-                        },
-                    });
-                }
-                weight = parse_f32(token, "weight").map_err(at(offset))?;
-            }
-            Third::Timestamp | Third::TimestampChecked => {
-                let (offset, token) = required(line, &mut pos, "timestamp")?;
-                timestamp = parse_u64(token, "timestamp").map_err(at(offset))?;
-            }
-            Third::Ignore => {
-                required(line, &mut pos, "third column")?;
-            }
-        }
-        if let Some((offset, token)) = next_token(line, &mut pos) {
+        self.finish_line(line, &mut pos, buffer, src, dst)
+    }
+
+    /// After a line's two ids: reads the third field (as [`third_value`]
+    /// does, when there is one to read), refuses any field after it, and
+    /// records the edge.
+    #[inline]
+    fn finish_line(
+        &self,
+        line: &[u8],
+        pos: &mut usize,
+        buffer: &mut Buffer<'_>,
+        src: VertexId,
+        dst: VertexId,
+    ) -> Result<(), FieldError> {
+        let (weight, timestamp) = if self.third == Third::Absent {
+            (0.0, 0)
+        } else {
+            let (offset, token) = next_field(line, pos, self.delimiter).ok_or(FieldError {
+                offset: line.len(),
+                kind: ParseErrorKind::MissingField {
+                    expected: self.third.expected(),
+                },
+            })?;
+            third_value(
+                self.third,
+                token,
+                self.integer_values,
+                self.nonnegative_weights,
+            )
+            .map_err(|kind| FieldError { offset, kind })?
+        };
+        if let Some((offset, token)) = next_field(line, pos, self.delimiter) {
             return Err(FieldError {
                 offset,
                 kind: ParseErrorKind::ExtraField {
@@ -618,9 +678,36 @@ impl Syntax {
                 },
             });
         }
-
         self.accept(buffer, src, dst, weight, timestamp);
         Ok(())
+    }
+
+    /// [`Self::parse_line`] for fields separated by a delimiter: each
+    /// field read whole, then checked.
+    fn parse_delimited_line(&self, line: &[u8], buffer: &mut Buffer<'_>) -> Result<(), FieldError> {
+        if is_skippable(line) {
+            return Ok(());
+        }
+        let (rows, cols) = match self.bounds {
+            Some((rows, cols)) => (Some(rows), Some(cols)),
+            None => (None, None),
+        };
+        let mut pos = 0;
+        let mut id = |expected: &'static str, bound| {
+            let (offset, token) = next_field(line, &mut pos, self.delimiter).ok_or(FieldError {
+                offset: line.len(),
+                kind: ParseErrorKind::MissingField { expected },
+            })?;
+            let at = |kind| FieldError { offset, kind };
+            if token.is_empty() {
+                return Err(at(ParseErrorKind::EmptyField { expected }));
+            }
+            let id = parse_vertex(token, expected).map_err(at)?;
+            self.check_vertex(id, token, offset, bound)
+        };
+        let src = id("source vertex id", rows)?;
+        let dst = id("destination vertex id", cols)?;
+        self.finish_line(line, &mut pos, buffer, src, dst)
     }
 
     /// Records one well-formed data line.
@@ -714,7 +801,14 @@ impl Syntax {
             let token = &rest[start..i];
             match self.third {
                 Third::Weight if self.integer_values && !is_integer(token) => return None,
-                Third::Weight => weight = parse_f32(token, "weight").ok()?,
+                Third::Weight => {
+                    weight = parse_f32(token, "weight").ok()?;
+                    // NaN, and a negative weight when refused, go to the
+                    // line parser, which reports them.
+                    if weight.is_nan() || (self.nonnegative_weights && weight < 0.0) {
+                        return None;
+                    }
+                }
                 Third::Timestamp | Third::TimestampChecked => {
                     timestamp = parse_u64(token, "timestamp").ok()?;
                 }
@@ -972,6 +1066,9 @@ impl Syntax {
 
     /// [`Self::parse_block`] with runs of plain pairs read by `reader`.
     fn parse_block_with(&self, block: &[u8], buffer: &mut Buffer<'_>, reader: PairReader) {
+        if self.delimiter != Delimiter::Blanks {
+            return self.parse_block_delimited(block, buffer);
+        }
         let mut newlines = Newlines::new(block);
         let mut start = 0;
         let pairs_only = self.third == Third::Absent;
@@ -1015,6 +1112,21 @@ impl Syntax {
             }
             buffer.summary.lines += u64::from(newline);
             start = end + 1;
+        }
+    }
+
+    /// [`Self::parse_block`] for delimited lines: one line at a time (the
+    /// fast tiers read blank-separated lines only).
+    fn parse_block_delimited(&self, block: &[u8], buffer: &mut Buffer<'_>) {
+        let mut rest = block;
+        while !rest.is_empty() {
+            let (line, tail, newline) = split_line(rest);
+            if let Err(error) = self.parse_delimited_line(line, buffer) {
+                buffer.summary.error = Some(error.at_line(buffer.summary.lines, newline));
+                return;
+            }
+            buffer.summary.lines += u64::from(newline);
+            rest = tail;
         }
     }
 
@@ -1339,6 +1451,8 @@ mod tests {
                 drop_self_loops: false,
                 max_vertices: usize::MAX,
                 integer_values: false,
+                nonnegative_weights: false,
+                delimiter: Delimiter::Blanks,
             },
             Syntax {
                 one_based: true,
@@ -1348,6 +1462,8 @@ mod tests {
                 drop_self_loops: false,
                 max_vertices: 60_000_000,
                 integer_values: false,
+                nonnegative_weights: false,
+                delimiter: Delimiter::Blanks,
             },
         ];
         let digits = b"9081726354";
@@ -1441,11 +1557,12 @@ mod tests {
         #[test]
         fn fast_path_agrees_with_the_line_path(
             text in proptest::collection::vec(
-                proptest::sample::select(b"0123456789 \t\r\n#.-e".to_vec()), 0..200),
+                proptest::sample::select(b"0123456789 \t\r\n#.-eNa".to_vec()), 0..200),
             third in proptest::sample::select(vec![Third::Absent, Third::Weight, Third::Timestamp, Third::Ignore]),
             one_based in proptest::bool::ANY,
             expand_reverse in proptest::bool::ANY,
             drop_self_loops in proptest::bool::ANY,
+            nonnegative_weights in proptest::bool::ANY,
         ) {
             let syntax = Syntax {
                 one_based,
@@ -1455,6 +1572,8 @@ mod tests {
                 drop_self_loops,
                 max_vertices: 1000,
                 integer_values: false,
+                nonnegative_weights,
+                delimiter: Delimiter::Blanks,
             };
             proptest::prop_assert_eq!(tiers(&syntax, &text), slow_only(&syntax, &text));
         }
@@ -1478,6 +1597,8 @@ mod tests {
                     drop_self_loops: false,
                     max_vertices: 3_000_000,
                     integer_values: false,
+                    nonnegative_weights: false,
+                    delimiter: Delimiter::Blanks,
                 };
                 let mut block = line.clone();
                 block.push(b'\n');
@@ -1591,6 +1712,8 @@ mod tests {
                 drop_self_loops,
                 max_vertices: usize::MAX,
                 integer_values: false,
+                nonnegative_weights: false,
+                delimiter: Delimiter::Blanks,
             };
             let text = if one_based {
                 // No id 0 in a 1-based file.
@@ -1725,6 +1848,8 @@ mod tests {
                 drop_self_loops,
                 max_vertices,
                 integer_values,
+                nonnegative_weights: false,
+                delimiter: Delimiter::Blanks,
             };
             let parsed = syntax.parse_parallel(&text, block_size);
             let slow = slow_only(&syntax, &text);

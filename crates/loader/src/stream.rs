@@ -202,6 +202,28 @@ impl EdgeStream {
         self.ids.as_ref()
     }
 
+    /// One line to tell a user that the ids were relabelled (see
+    /// [`IdMap::relabel_note`]), or `None` when they were read as they are:
+    /// what a program prints after a load that relabelled.
+    ///
+    /// ```
+    /// use dyngraph_loader::{IdMode, LoadOptions, parse_edge_stream};
+    /// let text = b"1 2000000\n2000000 3\n";
+    /// let stream = parse_edge_stream(text, &LoadOptions::default().ids(IdMode::Auto))?;
+    /// assert_eq!(
+    ///     stream.relabel_note().unwrap(),
+    ///     "3 integer ids (up to 2000000) relabelled as vertices 0..=2, in id order; \
+    ///      results name the original ids"
+    /// );
+    /// // By default such ids are refused, with the mode to use.
+    /// let refused = parse_edge_stream(text, &LoadOptions::default()).unwrap_err();
+    /// assert!(refused.to_string().contains("IdMode::Auto"));
+    /// # Ok::<(), dyngraph_core::Error>(())
+    /// ```
+    pub fn relabel_note(&self) -> Option<String> {
+        self.ids.as_ref().map(IdMap::relabel_note)
+    }
+
     /// Takes the original ids out of the stream (see [`EdgeStream::ids`]).
     pub fn take_ids(&mut self) -> Option<IdMap> {
         self.ids.take()
@@ -375,11 +397,8 @@ impl EdgeStream {
         if options.vertex_count.is_none() {
             options.vertex_count = Some(self.vertex_count);
         }
-        let csr = Csr::from_edges(self, options)?;
-        match &self.ids {
-            Some(ids) => csr.with_ids(ids.clone()),
-            None => Ok(csr),
-        }
+        // The build keeps the original ids (`EdgeSource::ids`).
+        Csr::from_edges(self, options)
     }
 
     /// A new stream holding the edges at `order[0], order[1], ...` (a
@@ -435,7 +454,9 @@ fn max_id_plus_one(src: &[VertexId], dst: &[VertexId]) -> usize {
 
 /// A stream is a source every store builds from and takes batches from in
 /// place: its columns are read, never copied into `Edge`s. Weights count
-/// when the stream has them; timestamps are not edge data.
+/// when the stream has them; timestamps are not edge data. Its original
+/// ids come along ([`EdgeSource::ids`]): a [`Csr`] built from it keeps them,
+/// and [`dyngraph_core::Keyed::from_edges`] takes them as keys.
 impl EdgeSource for EdgeStream {
     fn len(&self) -> usize {
         self.src.len()
@@ -447,6 +468,10 @@ impl EdgeSource for EdgeStream {
 
     fn declared_vertex_count(&self) -> Option<usize> {
         Some(self.vertex_count)
+    }
+
+    fn ids(&self) -> Option<&IdMap> {
+        self.ids.as_ref()
     }
 
     #[inline]

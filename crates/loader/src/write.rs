@@ -1,9 +1,10 @@
 //! Writing an [`EdgeStream`] as text, in order.
 
 use crate::atomic::AtomicFile;
+use crate::fields::Delimiter;
 use crate::format::Format;
 use crate::stream::{EdgeStream, EdgeValues};
-use dyngraph_core::{Error, Result};
+use dyngraph_core::{Error, IdMap, OriginalId, Result, VertexId};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::Path;
@@ -25,6 +26,16 @@ const TASKS_PER_ROUND: usize = 64;
 /// - [`Format::WeightedEdgeList`]: `src dst weight` (weight 1 when the
 ///   stream has none).
 /// - [`Format::Snap`]: `src dst` plus the timestamp or weight, if any.
+/// - [`Format::Csv`]: the same, comma-separated (tab-separated when the
+///   path ends in `.tsv` or `.tsv.gz`).
+///
+/// A stream with original ids ([`EdgeStream::ids`]: its file's ids were
+/// relabelled) is written with them, so a file read and written back says
+/// what it said: the edge lists write each original id (a CSV file quotes
+/// one that holds its delimiter); Matrix Market, which numbers vertices
+/// `1..=n`, refuses such a stream, and so does a blank-separated format
+/// for a name it cannot hold (a blank, a comment sign first, an empty
+/// name).
 ///
 /// Weights are written in the shortest form that reads back to the same
 /// `f32`, so a round trip is exact. The file is written atomically
@@ -47,29 +58,45 @@ const TASKS_PER_ROUND: usize = 64;
 /// [`Error::Io`] on a write failure (`path` then holds what it held
 /// before); [`Error::InvalidArgument`] for
 /// timestamps in a format that cannot hold them (Matrix Market and `.wel`
-/// store `f32` values only).
+/// store `f32` values only), and for original ids a format cannot hold
+/// (saying which and what to write instead).
 pub fn write_edges(path: impl AsRef<Path>, stream: &EdgeStream, format: Format) -> Result<()> {
     let path = path.as_ref();
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    check_representable(stream, format)?;
+    let delimiter = delimiter_for(path, format);
+    check_representable(stream, format, delimiter)?;
     let mut file = AtomicFile::create(path)?;
     let gzip = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     if gzip {
         let mut encoder = flate2::write::GzEncoder::new(&mut file, flate2::Compression::fast());
-        write_edges_to(&mut encoder, stream, format).map_err(io)?;
+        write_text(&mut encoder, stream, format, delimiter).map_err(io)?;
         encoder.finish().map_err(io)?;
     } else {
-        write_edges_to(&mut file, stream, format).map_err(io)?;
+        write_text(&mut file, stream, format, delimiter).map_err(io)?;
     }
     file.commit()
 }
 
-fn check_representable(stream: &EdgeStream, format: Format) -> Result<()> {
+/// The field separator `format` is written with at `path`.
+fn delimiter_for(path: &Path, format: Format) -> Delimiter {
+    if format != Format::Csv {
+        return Delimiter::Blanks;
+    }
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    if name.ends_with(".tsv") {
+        Delimiter::Tab
+    } else {
+        Delimiter::Comma
+    }
+}
+
+fn check_representable(stream: &EdgeStream, format: Format, delimiter: Delimiter) -> Result<()> {
     if matches!(stream.values(), EdgeValues::Timestamps(_))
         && matches!(format, Format::MatrixMarket | Format::WeightedEdgeList)
     {
@@ -78,21 +105,73 @@ fn check_representable(stream: &EdgeStream, format: Format) -> Result<()> {
              to keep them"
         )));
     }
+    let Some(ids) = stream.ids() else {
+        return Ok(());
+    };
+    if format == Format::MatrixMarket {
+        return Err(Error::InvalidArgument(format!(
+            "Matrix Market numbers vertices 1..=n, so the original ids of this graph \
+             ({}) cannot be kept in it; write an edge list (.el, .wel, .txt, .csv) to keep \
+             them, or drop them first (EdgeStream::take_ids) to write the vertex ids",
+            ids.relabel_note()
+        )));
+    }
+    if let Some(v) = (0..ids.len() as VertexId)
+        .into_par_iter()
+        .find_first(|&v| !writable(ids.original(v), delimiter))
+    {
+        let advice = match delimiter {
+            Delimiter::Blanks => "write a .csv or .tsv file, which can hold it",
+            _ => "the delimited reader takes no quote or line break inside a field",
+        };
+        return Err(Error::InvalidArgument(format!(
+            "the original id {:?} of vertex {v} cannot be written as a field of a {format}: {advice}",
+            ids.original(v).to_string()
+        )));
+    }
     Ok(())
 }
 
-/// [`write_edges`] to any writer (no compression). Text is formatted in
-/// parallel chunks and written in order.
+/// Whether `id` reads back as itself from a field written with
+/// `delimiter` (quoted, for a delimiter, when it holds one).
+fn writable(id: OriginalId<'_>, delimiter: Delimiter) -> bool {
+    let OriginalId::String(name) = id else {
+        return true;
+    };
+    let breaks = |b: &u8| matches!(b, b'\n' | b'\r');
+    match delimiter {
+        Delimiter::Blanks => {
+            !name.is_empty()
+                && !matches!(name[0], b'#' | b'%')
+                && !name.iter().any(|b| breaks(b) || matches!(b, b' ' | b'\t'))
+        }
+        _ => !name.is_empty() && !name.iter().any(|b| breaks(b) || *b == b'"'),
+    }
+}
+
+/// [`write_edges`] to any writer (no compression; [`Format::Csv`] with
+/// commas). Text is formatted in parallel chunks and written in order.
 ///
 /// # Errors
-/// The writer's errors; [`std::io::ErrorKind::InvalidInput`] for
-/// timestamps in Matrix Market or `.wel`.
+/// The writer's errors; [`std::io::ErrorKind::InvalidInput`] for what
+/// [`write_edges`] refuses (timestamps in Matrix Market or `.wel`,
+/// original ids a format cannot hold).
 pub fn write_edges_to(
     writer: &mut impl Write,
     stream: &EdgeStream,
     format: Format,
 ) -> std::io::Result<()> {
-    check_representable(stream, format)
+    write_text(writer, stream, format, delimiter_for(Path::new(""), format))
+}
+
+/// [`write_edges_to`] with the fields separated by `delimiter`.
+fn write_text(
+    writer: &mut impl Write,
+    stream: &EdgeStream,
+    format: Format,
+    delimiter: Delimiter,
+) -> std::io::Result<()> {
+    check_representable(stream, format, delimiter)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
     let one_based = format == Format::MatrixMarket;
     let values = stream.values();
@@ -124,7 +203,7 @@ pub fn write_edges_to(
     for round in tasks.chunks(TASKS_PER_ROUND) {
         let texts: Vec<Vec<u8>> = round
             .par_iter()
-            .map(|range| format_edges(stream, range.clone(), one_based, &third))
+            .map(|range| format_edges(stream, range.clone(), one_based, &third, delimiter))
             .collect();
         for text in texts {
             writer.write_all(&text)?;
@@ -145,29 +224,55 @@ fn format_edges(
     range: std::ops::Range<usize>,
     one_based: bool,
     third: &Third<'_>,
+    delimiter: Delimiter,
 ) -> Vec<u8> {
     let offset = u64::from(one_based);
+    let separator = delimiter.char().map_or(b' ', |c| c as u8);
     let mut text = Vec::with_capacity(range.len() * 24);
+    let vertex = |text: &mut Vec<u8>, v: VertexId| match stream.ids() {
+        Some(ids) => push_original(text, ids, v, separator),
+        None => push_decimal(text, u64::from(v) + offset),
+    };
     for i in range {
-        push_decimal(&mut text, u64::from(stream.src()[i]) + offset);
-        text.push(b' ');
-        push_decimal(&mut text, u64::from(stream.dst()[i]) + offset);
+        vertex(&mut text, stream.src()[i]);
+        text.push(separator);
+        vertex(&mut text, stream.dst()[i]);
         match third {
             Third::None => {}
-            Third::One => text.extend_from_slice(b" 1"),
+            Third::One => text.extend_from_slice(&[separator, b'1']),
             Third::Weights(w) => {
                 // `Display` for f32 prints the shortest decimal that reads
                 // back to the same value.
-                write!(text, " {}", w[i]).expect("writing to a Vec cannot fail");
+                text.push(separator);
+                write!(text, "{}", w[i]).expect("writing to a Vec cannot fail");
             }
             Third::Timestamps(t) => {
-                text.push(b' ');
+                text.push(separator);
                 push_decimal(&mut text, t[i]);
             }
         }
         text.push(b'\n');
     }
     text
+}
+
+/// Appends vertex `v`'s original id, quoted when it holds the separator
+/// (of a delimited file: a blank-separated one was checked to hold none).
+fn push_original(text: &mut Vec<u8>, ids: &IdMap, v: VertexId, separator: u8) {
+    match ids.original(v) {
+        OriginalId::Integer(id) => push_decimal(text, id),
+        OriginalId::String(name) => {
+            let padded = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t'));
+            let quote = name.contains(&separator) || padded(name.first()) || padded(name.last());
+            if quote {
+                text.push(b'"');
+            }
+            text.extend_from_slice(name);
+            if quote {
+                text.push(b'"');
+            }
+        }
+    }
 }
 
 /// Appends `value` in decimal.

@@ -335,7 +335,7 @@ fn negative_timestamp() {
         (
             2,
             5,
-            ParseErrorKind::NonNumeric {
+            ParseErrorKind::NegativeValue {
                 token: "-5".into(),
                 expected: "timestamp"
             }
@@ -375,9 +375,22 @@ fn absurd_id_is_refused_by_the_vertex_guard() {
         message.contains("250000000") && message.contains("1000000"),
         "{message}"
     );
-    // The default guard (2^28 vertices) admits it.
+    // The default guard (2^28 vertices) admits it as a dense id; kept as
+    // it is by default, so sparse an id is refused with the mode to use.
     let path = corpus("absurd_id.el");
-    assert!(load_edge_stream(&path, &LoadOptions::default()).is_ok());
+    let dense = LoadOptions::default().ids(IdMode::Dense);
+    assert!(load_edge_stream(&path, &dense).is_ok());
+    let error = load_edge_stream(&path, &LoadOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            dyngraph_core::Error::SparseIds {
+                largest: 250_000_000,
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 #[test]

@@ -1,20 +1,80 @@
-//! Sparse 64-bit and string ids: relabelled densely, with the original ids
+//! Sparse 64-bit and string ids: refused by default with the mode to use,
+//! relabelled densely on request (`IdMode::Auto`), with the original ids
 //! kept, memory proportional to the distinct ids, and the same edges as the
 //! dense path wherever both apply.
 
-use dyngraph_core::{Graph, GraphStore, IdKind, OriginalId, OutNeighbors};
+use dyngraph_core::{Error, Graph, GraphStore, IdKind, OriginalId, OutNeighbors, ParseErrorKind};
 use dyngraph_loader::{IdMode, LoadOptions, SPARSE_FLOOR, parse_csr, parse_edge_stream};
 use proptest::prelude::*;
 
+fn auto() -> LoadOptions {
+    LoadOptions::default().ids(IdMode::Auto)
+}
+
+/// Issue 25: `1 2000000` loaded as 3 vertices with `out_neighbors(1)`
+/// empty and no word. By default the file's ids are kept, and ids that
+/// cannot be are refused with the mode that relabels them; that mode says
+/// so in the stream.
+#[test]
+fn relabelling_is_never_silent() {
+    let text = b"1 2000000\n2000000 3\n";
+    let error = parse_edge_stream(text, &LoadOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::SparseIds {
+                largest: 2_000_000,
+                distinct: 3,
+                ..
+            }
+        ),
+        "{error:#?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("IdMode::Auto") && message.contains("IdMode::Dense"),
+        "{message}"
+    );
+    assert!(parse_csr(text, &LoadOptions::default()).is_err());
+    // The same file with 900000 is dense enough to keep.
+    let kept = parse_edge_stream(b"1 900000\n900000 3\n", &LoadOptions::default()).unwrap();
+    assert!(kept.ids().is_none());
+    assert_eq!(kept.vertex_count(), 900_001);
+    // Asked for, relabelling keeps the originals and says so.
+    let relabelled = parse_edge_stream(text, &auto()).unwrap();
+    assert_eq!(relabelled.vertex_count(), 3);
+    assert!(relabelled.relabel_note().unwrap().contains("up to 2000000"));
+    // Ids past 32 bits are refused at the id, naming the mode.
+    let error = parse_edge_stream(b"1 2\n3 4294967296\n", &LoadOptions::default()).unwrap_err();
+    let Error::Parse { location, kind } = &error else {
+        panic!("{error:#?}")
+    };
+    assert_eq!((location.line, location.column), (2, 3));
+    assert!(matches!(kind, ParseErrorKind::WideId { .. }), "{kind:?}");
+    assert!(error.to_string().contains("IdMode::Auto"), "{error}");
+}
+
+#[test]
+fn names_are_relabelled_by_default_since_they_cannot_be_vertex_ids() {
+    let stream = parse_edge_stream(b"alice bob\nbob carol\n", &LoadOptions::default()).unwrap();
+    assert_eq!(stream.ids().map(|ids| ids.kind()), Some(IdKind::Strings));
+    assert!(
+        stream
+            .relabel_note()
+            .unwrap()
+            .starts_with("3 string ids relabelled")
+    );
+}
+
 #[test]
 fn one_edge_to_vertex_fifty_million_costs_two_vertices() {
-    let stream = parse_edge_stream(b"1 50000000\n", &LoadOptions::default()).unwrap();
+    let stream = parse_edge_stream(b"1 50000000\n", &auto()).unwrap();
     assert_eq!(stream.vertex_count(), 2);
     let ids = stream.ids().expect("relabelled");
     assert_eq!(ids.original(1), OriginalId::Integer(50_000_000));
     assert_eq!((stream.src(), stream.dst()), (&[0][..], &[1][..]));
 
-    let csr = parse_csr(b"1 50000000\n", &LoadOptions::default().in_edges(true)).unwrap();
+    let csr = parse_csr(b"1 50000000\n", &auto().in_edges(true)).unwrap();
     assert_eq!(csr.vertex_count(), 2);
     assert_eq!(csr.ids().map(|ids| ids.len()), Some(2));
     // Offsets, targets, in-edges and the id map of two vertices: bytes,
@@ -29,7 +89,7 @@ fn one_edge_to_vertex_fifty_million_costs_two_vertices() {
 #[test]
 fn sixty_four_bit_ids_load() {
     let text = b"18446744073709551615 3\n10000000000000 3 \n";
-    let stream = parse_edge_stream(text, &LoadOptions::default()).unwrap();
+    let stream = parse_edge_stream(text, &auto()).unwrap();
     let ids = stream.ids().expect("relabelled");
     assert_eq!(ids.kind(), IdKind::Integers);
     assert_eq!(ids.integers(), Some(&[3, 10_000_000_000_000, u64::MAX][..]));
@@ -120,12 +180,15 @@ fn too_many_distinct_ids_is_an_error_not_an_allocation() {
 /// few of them occur.
 #[test]
 fn ids_below_the_sparse_floor_stay_dense() {
-    let stream = parse_edge_stream(b"1000003 0\n", &LoadOptions::default()).unwrap();
-    assert!(stream.ids().is_none());
-    assert_eq!(stream.vertex_count(), 1_000_004);
+    for options in [LoadOptions::default(), auto()] {
+        let stream = parse_edge_stream(b"1000003 0\n", &options).unwrap();
+        assert!(stream.ids().is_none());
+        assert_eq!(stream.vertex_count(), 1_000_004);
+    }
     let past = format!("{} 0\n", SPARSE_FLOOR);
-    let stream = parse_edge_stream(past.as_bytes(), &LoadOptions::default()).unwrap();
+    let stream = parse_edge_stream(past.as_bytes(), &auto()).unwrap();
     assert_eq!(stream.ids().map(|ids| ids.len()), Some(2));
+    assert!(parse_edge_stream(past.as_bytes(), &LoadOptions::default()).is_err());
 }
 
 fn text_of(edges: &[(u32, u32, u8)]) -> String {
@@ -175,7 +238,7 @@ proptest! {
         scale in prop::sample::select(vec![SPARSE_FLOOR + 1, 1 << 40]),
     ) {
         let text: String = edges.iter().map(|(s, d)| format!("{} {}\n", s * scale, d * scale)).collect();
-        let stream = parse_edge_stream(text.as_bytes(), &LoadOptions::default()).unwrap();
+        let stream = parse_edge_stream(text.as_bytes(), &auto()).unwrap();
         let mut distinct: Vec<u64> = edges.iter().flat_map(|&(s, d)| [s * scale, d * scale]).collect();
         distinct.sort_unstable();
         distinct.dedup();
@@ -191,8 +254,11 @@ proptest! {
             // Only id 0 occurs: nothing is sparse.
             None => prop_assert_eq!(distinct, vec![0]),
         }
-        let csr = parse_csr(text.as_bytes(), &LoadOptions::default()).unwrap();
+        let csr = parse_csr(text.as_bytes(), &auto()).unwrap();
         prop_assert_eq!(csr.edge_count(), edges.len() as u64);
+        // Kept as they are (the default), they are refused unless dense.
+        let kept = parse_edge_stream(text.as_bytes(), &LoadOptions::default());
+        prop_assert_eq!(kept.is_ok(), stream.ids().is_none());
         prop_assert_eq!(csr.ids().map(|i| i.len()), stream.ids().map(|i| i.len()));
         let _ = csr.out_neighbors(0).count();
     }

@@ -27,7 +27,8 @@ use dyngraph_core::{
 use dyngraph_kernels::{KernelName, KernelOptions, run};
 use dyngraph_loader::{LoadOptions, load_edge_stream};
 use dyngraph_replay::{
-    NoObserver, ReplayOptions, StoreKind, StoreSettings, StoreVisitor, Stream, kernel_options, replay,
+    NoObserver, ReplayOptions, StoreKind, StoreSettings, StoreVisitor, Stream, kernel_options,
+    replay,
 };
 use std::hint::black_box;
 use std::sync::atomic::AtomicBool;

@@ -159,6 +159,7 @@ pub fn read_stream(spec: &ReplaySpec) -> Result<Stream> {
     if stream.is_empty() {
         return Err(Error::NoEdges {
             path: spec.input.clone(),
+            job: "replay",
         });
     }
     stream.reorder(spec.order, spec.seed)?;
@@ -170,7 +171,10 @@ pub fn read_stream(spec: &ReplaySpec) -> Result<Stream> {
     {
         return Err(Error::InvalidArgument(format!(
             "window {} is in timestamp units but {} has no timestamp column: use an edge count such as 5000edges",
-            spec.replay.window.map(|w| w.to_string()).unwrap_or_default(),
+            spec.replay
+                .window
+                .map(|w| w.to_string())
+                .unwrap_or_default(),
             spec.input.display()
         )));
     }
@@ -181,7 +185,11 @@ pub fn read_stream(spec: &ReplaySpec) -> Result<Stream> {
 /// turn over the same stream, kernels at the checkpoints. Stops between
 /// timed groups once `stop` is set (the store's summary then says
 /// `interrupted`, and later stores are skipped).
-pub fn run(spec: &ReplaySpec, progress: &mut dyn ReplayProgress, stop: &AtomicBool) -> Result<Report> {
+pub fn run(
+    spec: &ReplaySpec,
+    progress: &mut dyn ReplayProgress,
+    stop: &AtomicBool,
+) -> Result<Report> {
     spec.check()?;
     let stream = read_stream(spec)?;
     run_on(spec, &stream, progress, stop)
@@ -205,6 +213,9 @@ pub fn run_on(
         .source
         .unwrap_or_else(|| stream.src.first().copied().unwrap_or(0));
     let mut notes = Vec::new();
+    if let Some(ids) = &stream.ids {
+        notes.push(format!("{}: {}", spec.input.display(), ids.relabel_note()));
+    }
     let mut summaries = Vec::new();
     let mut verify_failures = Vec::new();
     for kind in spec.unique_stores() {

@@ -47,7 +47,7 @@ pub use engine::{
 };
 pub use job::{ReplayProgress, ReplaySpec, read_stream, run, run_on};
 pub use plan::{Choice, StorePlan, plan};
-pub use report::{CsvRow, InputSummary, Report};
 pub use registry::{GapPolicyKind, StoreKind, StoreSettings, StoreVisitor};
+pub use report::{CsvRow, InputSummary, Report};
 pub use stream::{Order, Stream};
 pub use window::Window;

@@ -3,8 +3,8 @@
 //! `Pcsr` and `Bal` take [`StoreOptions`] alone.
 
 use dyngraph_core::{StoreConfig, StoreOptions};
-use std::fmt;
 use dyngraph_pma::{DegreeProportional, PmaOptions};
+use std::fmt;
 
 /// The pma options of a [`Vcsr`](crate::Vcsr)'s out-edge array by default:
 /// the classic density thresholds (root at most 0.75 full), growing by 1.3

@@ -305,7 +305,11 @@ fn a_store_built_without_a_capability_refuses_to_read_it() {
 /// A snapshot from one store (or from a clone of it, which starts its own
 /// snapshot family) is refused by another.
 fn foreign_snapshots_are_refused<S: DynamicStore + Clone>() {
-    let store = S::from_edges(&[(0u32, 1u32)][..], S::Options::from_shared(StoreOptions::default())).unwrap();
+    let store = S::from_edges(
+        &[(0u32, 1u32)][..],
+        S::Options::from_shared(StoreOptions::default()),
+    )
+    .unwrap();
     let clone = store.clone();
     let snapshot = store.snapshot();
     assert!(store.view(&snapshot).is_ok());

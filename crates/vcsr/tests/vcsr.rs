@@ -340,7 +340,8 @@ mod snapshot_model {
 fn pma_options_are_selectable_and_checked() {
     use dyngraph_vcsr::{PmaOptions, default_out_edge_pma_options};
     let bad = PmaOptions::default().section_size(0);
-    let err = Vcsr::new(VcsrOptions::from(StoreOptions::default()).out_edge_array(bad)).unwrap_err();
+    let err =
+        Vcsr::new(VcsrOptions::from(StoreOptions::default()).out_edge_array(bad)).unwrap_err();
     assert!(err.to_string().contains("pma options"), "{err}");
     let err =
         Vcsr::new(VcsrOptions::from(StoreOptions::default().in_edges(true)).in_edge_array(bad))

@@ -18,11 +18,11 @@
 //! 0 on success, 1 on any error (printed to stderr as `error: ...`),
 //! 2 on bad arguments.
 
+use dyngraph_core::CsrRebuild;
 use dyngraph_core::{Error, Semantics, StoreOptions};
 use dyngraph_dist::{Cluster, DistInput, DistOptions, Partitioner, replay};
 use dyngraph_kernels::{KernelName, KernelOutput};
 use dyngraph_loader::Generator;
-use dyngraph_core::CsrRebuild;
 use dyngraph_replay::{ReplayOptions, Window};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

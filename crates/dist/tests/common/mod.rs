@@ -6,9 +6,7 @@
 use dyngraph_core::{Csr, CsrRebuild, GraphStore, StoreOptions, VertexId};
 use dyngraph_kernels::{KernelName, KernelOutput};
 use dyngraph_loader::{LoadOptions, load_edge_stream};
-use dyngraph_replay::{
-    NoObserver, ReplayOptions, StoreSummary, Stream, kernel_options, replay,
-};
+use dyngraph_replay::{NoObserver, ReplayOptions, StoreSummary, Stream, kernel_options, replay};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

@@ -248,9 +248,7 @@ pub fn replay_and_compare<S: Store>(name: &str, edges: &[Edge], semantics: Seman
         store.insert_edge(edge.src, edge.dst).unwrap();
     }
     store.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
-    let csr_options = CsrOptions::default()
-        .in_edges(true)
-        .semantics(semantics);
+    let csr_options = CsrOptions::default().in_edges(true).semantics(semantics);
     let csr = Csr::from_edges(edges, csr_options.clone()).unwrap();
     compare_with_csr(name, &store, &csr, semantics == Semantics::Multigraph);
 

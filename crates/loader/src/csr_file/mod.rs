@@ -9,7 +9,7 @@
 //! graph from the map. ("Snapshot" in dyngraph means a store's consistent
 //! read view, not this file.)
 //!
-//! # Layout (version 1)
+//! # Layout (version 2)
 //!
 //! All integers are in the writing machine's byte order, recorded by the
 //! endianness marker; a file is refused on a machine of the other order.
@@ -19,22 +19,29 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `b"DYNGCSR\0"` |
-//! | 8 | 4 | version (`u32`, 1) |
+//! | 8 | 4 | version (`u32`, 2) |
 //! | 12 | 4 | endianness marker `0x0102_0304` (`u32`) |
-//! | 16 | 4 | flags: bit 0 weights, bit 1 in-edges, bit 2 simple semantics |
+//! | 16 | 4 | flags: bit 0 weights, bit 1 in-edges, bit 2 simple semantics, bit 3 original ids |
 //! | 20 | 4 | reserved, 0 |
 //! | 24 | 8 | vertex count `V` (`u64`) |
 //! | 32 | 8 | edge count `E` (`u64`) |
 //! | 40 | 8 | checksum: CRC-32 (in the low 32 bits) of the whole file with this field zeroed |
-//! | 48 | 40 | section byte lengths (`u64` each): offsets, targets, weights, in-offsets, in-sources |
-//! | 88 | … | the sections in that order: offsets `(V+1) × u64`, targets `E × u32`, weights `E × f32` (or empty), in-offsets `(V+1) × u64` and in-sources `E × u32` (or empty), each padded to 8 bytes |
+//! | 48 | 48 | section byte lengths (`u64` each): offsets, targets, weights, in-offsets, in-sources, ids |
+//! | 96 | … | the sections in that order: offsets `(V+1) × u64`, targets `E × u32`, weights `E × f32` (or empty), in-offsets `(V+1) × u64` and in-sources `E × u32` (or empty), the original ids (or empty), each padded to 8 bytes |
+//!
+//! The ids section holds the graph's [`IdMap`](dyngraph_core::IdMap) when
+//! its file's ids were relabelled ([`Csr::ids`]), as
+//! [`IdMap::to_bytes`](dyngraph_core::IdMap::to_bytes) writes it (one
+//! record, little-endian), so a graph read from strings or sparse ids and
+//! saved keeps its names. Version 1 (88-byte header, the first five
+//! sections, no ids) is still read; this build writes version 2.
 //!
 //! Opening checks the magic, version, byte order, that the section lengths
 //! match `V` and `E` and add up to the file size, the checksum (unless told
-//! not to), and, when a view is taken, the CSR invariants
-//! ([`CsrView::new`]), so a truncated, corrupted or foreign file is an
-//! [`Error::InvalidCsrFile`] (saying which check failed) or
-//! [`Error::InvalidStructure`], never undefined behaviour.
+//! not to), that the ids decode and name `V` vertices, and, when a view is
+//! taken, the CSR invariants ([`CsrView::new`]), so a truncated, corrupted
+//! or foreign file is an [`Error::InvalidCsrFile`] (saying which check
+//! failed) or [`Error::InvalidStructure`], never undefined behaviour.
 //!
 //! Writing goes through [`AtomicFile`]: the bytes go to a temporary file in
 //! the destination's directory, which is flushed, synced and renamed over
@@ -44,26 +51,19 @@
 
 use crate::ThirdColumn;
 use crate::atomic::AtomicFile;
-use crate::load::LoadOptions;
+use crate::options::LoadOptions;
 use crate::stream::{EdgeStream, EdgeValues};
-use dyngraph_core::{
-    Csr, CsrView, EdgeColumns, Error, Graph, Result, Semantics, VertexId, Weight,
-};
+use dyngraph_core::{Csr, CsrView, EdgeColumns, Error, Graph, Result, Semantics, VertexId};
+use layout::{FLAG_IDS, FLAG_IN_EDGES, FLAG_WEIGHTS, Layout, SECTIONS, check, view_of};
 use rayon::prelude::*;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The first eight bytes of every binary `Csr` file.
 pub const CSR_FILE_MAGIC: [u8; 8] = *b"DYNGCSR\0";
-/// The layout version this crate writes and reads.
-pub const CSR_FILE_VERSION: u32 = 1;
-const ENDIAN_MARKER: u32 = 0x0102_0304;
-const HEADER_BYTES: usize = 88;
-const CHECKSUM_RANGE: std::ops::Range<usize> = 40..48;
-const FLAG_WEIGHTS: u32 = 1;
-const FLAG_IN_EDGES: u32 = 2;
-const FLAG_SIMPLE: u32 = 4;
-const SECTIONS: usize = 5;
+/// The layout version this crate writes; it reads this one and every
+/// earlier one.
+pub const CSR_FILE_VERSION: u32 = 2;
 /// Bytes checksummed per parallel task.
 const CHECKSUM_CHUNK: usize = 4 << 20;
 
@@ -104,34 +104,16 @@ pub fn write_csr_file_view(path: impl AsRef<Path>, graph: CsrView<'_>) -> Result
 /// # Errors
 /// The writer's errors.
 pub fn write_csr_file_to(mut writer: impl Write, graph: CsrView<'_>) -> std::io::Result<()> {
+    let ids = graph.ids().map(dyngraph_core::IdMap::to_bytes);
     let sections: [&[u8]; SECTIONS] = [
         bytemuck::cast_slice(graph.offsets()),
         bytemuck::cast_slice(graph.targets()),
         graph.weights().map_or(&[][..], bytemuck::cast_slice),
         graph.in_offsets().map_or(&[][..], bytemuck::cast_slice),
         graph.in_sources().map_or(&[][..], bytemuck::cast_slice),
+        ids.as_deref().unwrap_or_default(),
     ];
-    let mut flags = 0;
-    if graph.weights().is_some() {
-        flags |= FLAG_WEIGHTS;
-    }
-    if graph.in_offsets().is_some() {
-        flags |= FLAG_IN_EDGES;
-    }
-    if graph.semantics() == Semantics::Simple {
-        flags |= FLAG_SIMPLE;
-    }
-    let mut header = [0u8; HEADER_BYTES];
-    header[0..8].copy_from_slice(&CSR_FILE_MAGIC);
-    header[8..12].copy_from_slice(&CSR_FILE_VERSION.to_ne_bytes());
-    header[12..16].copy_from_slice(&ENDIAN_MARKER.to_ne_bytes());
-    header[16..20].copy_from_slice(&flags.to_ne_bytes());
-    header[24..32].copy_from_slice(&(graph.vertex_count() as u64).to_ne_bytes());
-    header[32..40].copy_from_slice(&graph.edge_count().to_ne_bytes());
-    for (i, section) in sections.iter().enumerate() {
-        let at = 48 + 8 * i;
-        header[at..at + 8].copy_from_slice(&(section.len() as u64).to_ne_bytes());
-    }
+    let mut header = layout::header(&graph, &sections.map(<[u8]>::len));
 
     // The checksum covers the header (checksum zeroed), sections and
     // padding, in file order.
@@ -144,7 +126,7 @@ pub fn write_csr_file_to(mut writer: impl Write, graph: CsrView<'_>) -> std::io:
     let mut pieces: Vec<&[u8]> = vec![&header];
     pieces.extend(&body);
     let checksum = u64::from(crc32(&pieces));
-    header[CHECKSUM_RANGE].copy_from_slice(&checksum.to_ne_bytes());
+    header[layout::CHECKSUM_RANGE].copy_from_slice(&checksum.to_ne_bytes());
     writer.write_all(&header)?;
     for piece in body {
         writer.write_all(piece)?;
@@ -191,21 +173,14 @@ impl Default for CsrFileOptions {
     }
 }
 
-/// Where each section lies in the file.
-#[derive(Clone, Debug)]
-struct Layout {
-    vertex_count: usize,
-    edge_count: usize,
-    flags: u32,
-    sections: [std::ops::Range<usize>; SECTIONS],
-}
-
 /// A memory-mapped binary `Csr` file. [`CsrFile::view`] borrows a [`CsrView`]
 /// straight from the map: no copy, pages are read on first touch.
 ///
 /// # Cost model
 /// Open: header checks plus, by default, one parallel CRC pass over the
-/// file. [`CsrFile::view`]: the CSR invariant checks of [`CsrView::new`]
+/// file, and a copy of the original ids, when the file has them, into an
+/// [`IdMap`](dyngraph_core::IdMap) (8 bytes per vertex, or the names'
+/// bytes plus 8). [`CsrFile::view`]: the CSR invariant checks of [`CsrView::new`]
 /// (a parallel pass over offsets and targets) on every call, so take the
 /// view once and keep it. Memory: the page cache only.
 #[derive(Debug)]
@@ -298,6 +273,18 @@ impl CsrFile {
         self.layout.flags & FLAG_IN_EDGES != 0
     }
 
+    /// Whether the file holds the original ids of its vertices, from the
+    /// header (then [`CsrFile::view`] has them: [`CsrView::ids`]).
+    pub fn has_ids(&self) -> bool {
+        self.layout.flags & FLAG_IDS != 0
+    }
+
+    /// The original ids of the vertices, decoded from the file when it
+    /// was opened, or `None` when its ids are the vertex ids.
+    pub fn ids(&self) -> Option<&dyngraph_core::IdMap> {
+        self.layout.ids.as_ref()
+    }
+
     /// The mapped file's path.
     pub fn path(&self) -> &Path {
         &self.path
@@ -332,21 +319,29 @@ pub(crate) fn has_magic(bytes: &[u8]) -> bool {
 /// Whether the file at `path` is a binary `Csr` file, judged by its first
 /// eight bytes ([`CSR_FILE_MAGIC`]) whatever its name. A file that starts
 /// with the magic but is broken still answers `true`: opening it then says
-/// what is wrong.
+/// what is wrong. A pipe (`/dev/stdin`, a process substitution) answers
+/// `false` without being read, since what is read from a pipe is gone: the
+/// loader's readers read it once, whole, and recognise a binary file in it
+/// by the same magic.
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be opened or read (a directory
 /// included).
 pub fn is_csr_file(path: impl AsRef<Path>) -> Result<bool> {
     let path = path.as_ref();
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    if !metadata.is_file() && !metadata.is_dir() {
+        return Ok(false);
+    }
     let file = crate::load::open_file(path)?;
     let mut head = Vec::with_capacity(CSR_FILE_MAGIC.len());
     file.take(CSR_FILE_MAGIC.len() as u64)
         .read_to_end(&mut head)
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(io)?;
     Ok(has_magic(&head))
 }
 
@@ -364,16 +359,30 @@ fn with_aligned<R>(bytes: &[u8], work: impl FnOnce(&[u8]) -> R) -> R {
 
 /// The checked view of a binary `Csr` file's bytes, read under `options`:
 /// the vertex limit, and what the third-column option asks of weights.
-fn checked_view<'a>(
-    bytes: &'a [u8],
+fn with_checked_view<R>(
+    bytes: &[u8],
     path: Option<&Path>,
     options: &LoadOptions,
+    work: impl FnOnce(CsrView<'_>) -> Result<R>,
+) -> Result<R> {
+    with_aligned(bytes, |bytes| {
+        let shown = path.map_or_else(|| PathBuf::from("<input>"), Path::to_path_buf);
+        let layout = check(bytes, &shown, CsrFileOptions::default())?;
+        work(checked_view(bytes, &layout, &shown, options)?)
+    })
+}
+
+/// The view of a checked file's bytes, refused when `options` ask for what
+/// it does not hold or for fewer vertices than it has.
+fn checked_view<'a>(
+    bytes: &'a [u8],
+    layout: &'a Layout,
+    shown: &Path,
+    options: &LoadOptions,
 ) -> Result<CsrView<'a>> {
-    let shown = path.map_or_else(|| PathBuf::from("<input>"), Path::to_path_buf);
-    let layout = check(bytes, &shown, CsrFileOptions::default())?;
     if layout.vertex_count > options.max_vertices {
         return Err(Error::InvalidCsrFile {
-            path: shown,
+            path: shown.to_path_buf(),
             reason: format!(
                 "it holds {} vertices, more than the limit of {} (raise the maximum vertex \
                  count if this is intended)",
@@ -381,9 +390,9 @@ fn checked_view<'a>(
             ),
         });
     }
-    let view = view_of(bytes, &layout).map_err(|error| match error {
+    let view = view_of(bytes, layout).map_err(|error| match error {
         Error::InvalidStructure(reason) => Error::InvalidCsrFile {
-            path: shown.clone(),
+            path: shown.to_path_buf(),
             reason: format!("{reason} (the file is corrupted; write it again)"),
         },
         other => other,
@@ -467,14 +476,20 @@ pub(crate) fn csr_from_bytes(
     path: Option<&Path>,
     options: &LoadOptions,
 ) -> Result<Csr> {
-    with_aligned(bytes, |bytes| {
-        let view = checked_view(bytes, path, options)?;
-        csr_from_view(&view, options)
-    })
+    with_checked_view(bytes, path, options, |view| csr_from_view(&view, options))
 }
 
-/// [`csr_from_bytes`] on a checked view.
+/// [`csr_from_bytes`] on a checked view, its original ids kept.
 pub(crate) fn csr_from_view(view: &CsrView<'_>, options: &LoadOptions) -> Result<Csr> {
+    let csr = csr_of_view(view, options)?;
+    match view.ids() {
+        Some(ids) => csr.with_ids(ids.clone()),
+        None => Ok(csr),
+    }
+}
+
+/// The arrays of [`csr_from_view`], without the ids.
+fn csr_of_view(view: &CsrView<'_>, options: &LoadOptions) -> Result<Csr> {
     let rebuild = options.symmetrize
         || options.drop_self_loops
         || options.sort
@@ -518,15 +533,17 @@ pub(crate) fn stream_from_bytes(
     path: Option<&Path>,
     options: &LoadOptions,
 ) -> Result<EdgeStream> {
-    with_aligned(bytes, |bytes| {
-        let view = checked_view(bytes, path, options)?;
+    with_checked_view(bytes, path, options, |view| {
         let columns = columns_of(&view, options);
         let values = match columns.weights {
             Some(weights) => EdgeValues::Weights(weights),
             None => EdgeValues::None,
         };
-        let stream =
+        let mut stream =
             EdgeStream::from_parts_unchecked(columns.src, columns.dst, values, view.vertex_count());
+        if let Some(ids) = view.ids() {
+            stream.set_ids(ids.clone());
+        }
         Ok(if options.dedupe {
             stream.dedup_pairs()
         } else {
@@ -535,248 +552,7 @@ pub(crate) fn stream_from_bytes(
     })
 }
 
-fn check(bytes: &[u8], path: &Path, options: CsrFileOptions) -> Result<Layout> {
-    let invalid = |reason: String| Error::InvalidCsrFile {
-        path: path.to_path_buf(),
-        reason,
-    };
-    if bytes.len() < HEADER_BYTES {
-        return Err(invalid(format!(
-            "it is {} bytes, shorter than the {HEADER_BYTES}-byte header (the file is \
-             truncated; write it again)",
-            bytes.len()
-        )));
-    }
-    if bytes[0..8] != CSR_FILE_MAGIC {
-        return Err(invalid(
-            "it does not start with the magic bytes DYNGCSR (a foreign file)".into(),
-        ));
-    }
-    let u32_at = |at: usize| u32::from_ne_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-    let u64_at = |at: usize| u64::from_ne_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-    let marker = u32_at(12);
-    if marker == ENDIAN_MARKER.swap_bytes() {
-        return Err(invalid(
-            "written on a machine of the other byte order; convert it there".into(),
-        ));
-    }
-    if marker != ENDIAN_MARKER {
-        return Err(invalid(format!("bad byte-order marker {marker:#010x}")));
-    }
-    let version = u32_at(8);
-    if version != CSR_FILE_VERSION {
-        return Err(invalid(format!(
-            "version {version}, but this build reads version {CSR_FILE_VERSION}"
-        )));
-    }
-    let flags = u32_at(16);
-    if flags & !(FLAG_WEIGHTS | FLAG_IN_EDGES | FLAG_SIMPLE) != 0 || u32_at(20) != 0 {
-        return Err(invalid(format!("unknown flags {flags:#x}")));
-    }
-    let (vertices, edges) = (u64_at(24), u64_at(32));
-    let lengths: [u64; SECTIONS] = std::array::from_fn(|i| u64_at(48 + 8 * i));
-    // Expected byte lengths, in u128 so a hostile header cannot overflow.
-    let (v1, e) = (u128::from(vertices) + 1, u128::from(edges));
-    let with = |flag: u32, len: u128| if flags & flag != 0 { len } else { 0 };
-    let expected: [u128; SECTIONS] = [
-        8 * v1,
-        4 * e,
-        with(FLAG_WEIGHTS, 4 * e),
-        with(FLAG_IN_EDGES, 8 * v1),
-        with(FLAG_IN_EDGES, 4 * e),
-    ];
-    let names = ["offsets", "targets", "weights", "in-offsets", "in-sources"];
-    let mut sections: [std::ops::Range<usize>; SECTIONS] = Default::default();
-    let mut at: u128 = HEADER_BYTES as u128;
-    for i in 0..SECTIONS {
-        if u128::from(lengths[i]) != expected[i] {
-            return Err(invalid(format!(
-                "{} section is {} bytes, expected {} for {vertices} vertices and {edges} edges",
-                names[i], lengths[i], expected[i]
-            )));
-        }
-        let end = at + expected[i];
-        if end > bytes.len() as u128 {
-            return Err(invalid(format!(
-                "it is {} bytes, too short for its {} section (the file is truncated; write it \
-                 again)",
-                bytes.len(),
-                names[i]
-            )));
-        }
-        sections[i] = at as usize..end as usize;
-        at = end.next_multiple_of(8);
-    }
-    if at != bytes.len() as u128 {
-        return Err(invalid(format!(
-            "it is {} bytes, but its sections end at byte {at} (the file is damaged; write \
-             it again)",
-            bytes.len()
-        )));
-    }
-    if options.verify_checksum {
-        let stored = u64_at(CHECKSUM_RANGE.start);
-        let zeros = [0u8; 8];
-        let computed = u64::from(crc32(&[
-            &bytes[..CHECKSUM_RANGE.start],
-            &zeros,
-            &bytes[CHECKSUM_RANGE.end..],
-        ]));
-        if stored != computed {
-            return Err(invalid(format!(
-                "checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): \
-                 the file is corrupted; write it again"
-            )));
-        }
-    }
-    Ok(Layout {
-        vertex_count: vertices as usize,
-        edge_count: edges as usize,
-        flags,
-        sections,
-    })
-}
-
-fn view_of<'a>(bytes: &'a [u8], layout: &Layout) -> Result<CsrView<'a>> {
-    let section = |i: usize| &bytes[layout.sections[i].clone()];
-    let cast_error = |e: bytemuck::PodCastError| {
-        Error::InvalidStructure(format!("a section cannot be viewed in place: {e}"))
-    };
-    let offsets: &[u64] = bytemuck::try_cast_slice(section(0)).map_err(cast_error)?;
-    let targets: &[VertexId] = bytemuck::try_cast_slice(section(1)).map_err(cast_error)?;
-    let weights: Option<&[Weight]> = if layout.flags & FLAG_WEIGHTS != 0 {
-        Some(bytemuck::try_cast_slice(section(2)).map_err(cast_error)?)
-    } else {
-        None
-    };
-    let in_edges = if layout.flags & FLAG_IN_EDGES != 0 {
-        Some((
-            bytemuck::try_cast_slice(section(3)).map_err(cast_error)?,
-            bytemuck::try_cast_slice(section(4)).map_err(cast_error)?,
-        ))
-    } else {
-        None
-    };
-    let semantics = if layout.flags & FLAG_SIMPLE != 0 {
-        Semantics::Simple
-    } else {
-        Semantics::Multigraph
-    };
-    CsrView::new(offsets, targets, weights, in_edges, semantics)
-}
+mod layout;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use dyngraph_core::{CsrOptions, StoreConfig, WeightedEdge};
-
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("dyngraph-csr-file-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
-    }
-
-    fn sample() -> Csr {
-        let edges = [
-            WeightedEdge::new(0, 1, 0.5),
-            WeightedEdge::new(0, 2, 1.5),
-            WeightedEdge::new(2, 0, -3.0),
-            WeightedEdge::new(3, 3, 7.0),
-        ];
-        Csr::from_edges(&edges, CsrOptions::default().in_edges(true).semantics(Semantics::Simple)).unwrap()
-    }
-
-    #[test]
-    fn round_trip_through_the_map_and_through_reads() {
-        let csr = sample();
-        let path = temp("sample.csr");
-        write_csr_file(&path, &csr).unwrap();
-        // SAFETY: this test created the file in its own directory and
-        // nothing writes it while it is mapped.
-        let file = unsafe { CsrFile::open(&path) }.unwrap();
-        let view = file.view().unwrap();
-        assert_eq!(view, csr.view());
-        assert_eq!(view.semantics(), Semantics::Simple);
-        // No copy: the view's arrays live inside the map.
-        let map = file.map.as_ptr_range();
-        assert!(map.contains(&view.targets().as_ptr().cast()));
-        assert_eq!(read_csr_file(&path).unwrap(), csr);
-        assert_eq!(file.to_csr().unwrap(), csr);
-    }
-
-    #[test]
-    fn every_truncation_and_every_flipped_byte_is_refused() {
-        let path = temp("truncate.csr");
-        write_csr_file(&path, &sample()).unwrap();
-        let bytes = std::fs::read(&path).unwrap();
-        let broken = temp("broken.csr");
-        for len in 0..bytes.len() {
-            std::fs::write(&broken, &bytes[..len]).unwrap();
-            assert!(
-                matches!(read_csr_file(&broken), Err(Error::InvalidCsrFile { .. })),
-                "truncated to {len}"
-            );
-        }
-        for i in 0..bytes.len() {
-            let mut corrupted = bytes.clone();
-            corrupted[i] ^= 0x10;
-            std::fs::write(&broken, &corrupted).unwrap();
-            assert!(read_csr_file(&broken).is_err(), "byte {i} flipped");
-        }
-    }
-
-    #[test]
-    fn unverified_open_still_refuses_broken_structure() {
-        let path = temp("structure.csr");
-        let csr = Csr::from_parts(vec![0, 1, 2], vec![1, 0], None, Semantics::Multigraph).unwrap();
-        write_csr_file(&path, &csr).unwrap();
-        let mut bytes = std::fs::read(&path).unwrap();
-        // The second target (at the end of the targets section) points past
-        // the vertex count.
-        let targets_start = HEADER_BYTES + 3 * 8;
-        bytes[targets_start + 4..targets_start + 8].copy_from_slice(&9u32.to_ne_bytes());
-        std::fs::write(&path, &bytes).unwrap();
-        let options = CsrFileOptions {
-            verify_checksum: false,
-        };
-        // SAFETY: this test's own file; nothing else writes it.
-        let file = unsafe { CsrFile::open_with(&path, options) }.unwrap();
-        assert!(matches!(file.view(), Err(Error::InvalidStructure(_))));
-        // With verification the corruption is caught at open.
-        // SAFETY: as above.
-        let verified = unsafe { CsrFile::open(&path) };
-        assert!(matches!(verified, Err(Error::InvalidCsrFile { .. })));
-    }
-
-    #[test]
-    fn foreign_and_empty_files_are_refused() {
-        let path = temp("foreign.csr");
-        std::fs::write(&path, vec![b'x'; 200]).unwrap();
-        // SAFETY: this test's own file; nothing else writes it.
-        let error = unsafe { CsrFile::open(&path) }.unwrap_err();
-        assert!(error.to_string().contains("foreign"), "{error}");
-        std::fs::write(&path, b"").unwrap();
-        // SAFETY: as above.
-        let empty = unsafe { CsrFile::open(&path) };
-        assert!(matches!(empty, Err(Error::InvalidCsrFile { .. })));
-    }
-
-    #[test]
-    fn other_byte_order_is_named() {
-        let path = temp("endian.csr");
-        write_csr_file(&path, &sample()).unwrap();
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[12..16].copy_from_slice(&ENDIAN_MARKER.swap_bytes().to_ne_bytes());
-        std::fs::write(&path, &bytes).unwrap();
-        let error = read_csr_file(&path).unwrap_err();
-        assert!(error.to_string().contains("byte order"), "{error}");
-    }
-
-    #[test]
-    fn empty_graph_round_trips() {
-        let csr = Csr::from_edges::<[dyngraph_core::Edge]>(&[], CsrOptions::default()).unwrap();
-        let path = temp("empty.csr");
-        write_csr_file(&path, &csr).unwrap();
-        assert_eq!(read_csr_file(&path).unwrap(), csr);
-    }
-}
+mod tests;
