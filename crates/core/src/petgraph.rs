@@ -628,3 +628,4 @@ crate::impl_petgraph_traits!(crate::Csr);
 crate::impl_petgraph_traits!(['v] crate::CsrView<'v>);
 crate::impl_petgraph_traits!(crate::CsrRebuild);
 crate::impl_petgraph_traits!(['v, G: ReadGraph + ?Sized] crate::cow::CowView<'v, G>);
+crate::impl_petgraph_traits!([S: ReadGraph] crate::Keyed<S>);

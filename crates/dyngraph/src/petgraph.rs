@@ -63,6 +63,9 @@ pub use dyngraph_core::impl_petgraph_traits;
 pub use dyngraph_core::petgraph::{
     AllEdges, DirectedNeighbors, EdgeId, EdgeReference, NodeReference, OutEdges,
 };
+/// petgraph's algorithms, visit traits, element builders and DOT output,
+/// so a program needs no petgraph dependency of its own to run them.
+pub use petgraph::{algo, data, dot, visit};
 
 /// A `petgraph::Graph` with `u32` indices read as an [`EdgeSource`], in
 /// place: build any dyngraph store from it with `FromEdges::from_edges`.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::StoreConfig;
 use crate::testing::ReferenceGraph;
 use crate::{Csr, CsrOptions, Edge, InNeighbors};
 use proptest::prelude::*;

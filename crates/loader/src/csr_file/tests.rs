@@ -1,6 +1,6 @@
 use super::layout::{ENDIAN_MARKER, header_bytes};
 use super::*;
-use dyngraph_core::{CsrOptions, WeightedEdge};
+use dyngraph_core::{CsrOptions, StoreConfig, WeightedEdge};
 use dyngraph_core::{IdMap, OutNeighbors};
 
 fn temp(name: &str) -> PathBuf {
@@ -16,7 +16,13 @@ fn sample() -> Csr {
         WeightedEdge::new(2, 0, -3.0),
         WeightedEdge::new(3, 3, 7.0),
     ];
-    Csr::from_edges(&edges, CsrOptions::default().in_edges(true).dedupe(true)).unwrap()
+    Csr::from_edges(
+        &edges,
+        CsrOptions::default()
+            .in_edges(true)
+            .semantics(Semantics::Simple),
+    )
+    .unwrap()
 }
 
 #[test]
