@@ -399,7 +399,7 @@ impl IncrementalKernel for DynamicComponents {
         match self.options.strategy {
             ComponentsStrategy::Recompute => Some(0),
             ComponentsStrategy::Incremental => {
-                Some((self.options.large_batch_share * self.edge_count as f64) as usize + 1)
+                Some(((self.options.large_batch_share * self.edge_count as f64) as usize).saturating_add(1))
             }
         }
     }

@@ -186,7 +186,6 @@ impl DynamicPageRank {
                 }
                 step
             };
-            if std::env::var_os("DFDEBUG").is_some() { eprintln!("it {} frontier {} read {} change {:.3e} limit {:.3e} next {}", stats.iterations, frontier.len(), step.read, step.change, limit, step.next.len()); }
             stats.iterations += 1;
             stats.vertices_processed += frontier.len() as u64;
             stats.edges_scanned += step.read;

@@ -497,7 +497,7 @@ impl IncrementalKernel for DynamicPageRank {
     fn log_limit(&self) -> Option<usize> {
         match self.options.strategy {
             PageRankStrategy::Static | PageRankStrategy::NaiveDynamic => Some(0),
-            _ => Some((self.options.full_sweep_share * self.vertex_count() as f64) as usize + 1),
+            _ => Some(((self.options.full_sweep_share * self.vertex_count() as f64) as usize).saturating_add(1)),
         }
     }
 }

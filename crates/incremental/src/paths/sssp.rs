@@ -292,7 +292,7 @@ impl IncrementalKernel for DynamicSssp {
         match self.options.strategy {
             PathStrategy::Recompute => Some(0),
             PathStrategy::Incremental => Some(
-                (self.options.thresholds.large_batch_share * self.edge_count as f64) as usize + 1,
+                ((self.options.thresholds.large_batch_share * self.edge_count as f64) as usize).saturating_add(1),
             ),
         }
     }
