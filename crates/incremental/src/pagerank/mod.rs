@@ -173,8 +173,8 @@ impl Default for DynamicPageRankOptions {
             strategy: PageRankStrategy::default(),
             damping: 0.85,
             tolerance: 1e-10,
-            frontier_tolerance: 1e-6,
-            prune_tolerance: 1e-6,
+            frontier_tolerance: 1e-7,
+            prune_tolerance: 1e-7,
             max_iterations: 500,
             full_sweep_share: 0.25,
         }

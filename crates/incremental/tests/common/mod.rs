@@ -11,9 +11,17 @@ use dyngraph_kernels::{
 };
 use std::path::{Path, PathBuf};
 
-/// `../shared/data`, the repository's sibling data directory.
+/// `../shared/data`, the repository's sibling data directory (one level
+/// further up from a worktree under `wt/`).
 pub fn shared_data() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
+    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let main = crate_dir.join("../../../shared/data");
+    let worktree = crate_dir.join("../../../../shared/data");
+    if !main.exists() && worktree.exists() {
+        worktree
+    } else {
+        main
+    }
 }
 
 /// The bundled sample, always present.
