@@ -185,25 +185,25 @@ impl fmt::Display for UpdateStats {
 /// use dyngraph_incremental::{DynamicBfs, DynamicBfsOptions, Maintained};
 /// use dyngraph_vcsr::Vcsr;
 ///
-/// let mut store: Vcsr = Vcsr::from_edges(
-///     &[Edge::new(0, 1), Edge::new(1, 2)],
-///     StoreOptions::default().in_edges(true).into(),
-/// )?;
+/// // A path 0 -> 1 -> ... -> 999.
+/// let path: Vec<Edge> = (0..999).map(|v| Edge::new(v, v + 1)).collect();
+/// let mut store: Vcsr = Vcsr::from_edges(&path, StoreOptions::default().in_edges(true).into())?;
 /// let mut bfs = Maintained::<DynamicBfs>::new(&store, DynamicBfsOptions::from_source(0))?;
-/// assert_eq!(bfs.kernel().depth(2), Some(2));
+/// assert_eq!(bfs.kernel().depth(999), Some(999));
 ///
 /// // A batch: the store applies it, the maintained kernel is told.
-/// let (inserted, deleted) = ([Edge::new(0, 2), Edge::new(2, 3)], [Edge::new(1, 2)]);
+/// let (inserted, deleted) = ([Edge::new(0, 500), Edge::new(998, 1000)], [Edge::new(998, 999)]);
 /// store.insert_edges(&inserted)?;
 /// store.delete_edges(&deleted)?;
 /// bfs.record_batch(&inserted, &deleted);
 ///
 /// let stats = bfs.update(&store)?;
-/// assert_eq!((bfs.kernel().depth(2), bfs.kernel().depth(3)), (Some(1), Some(2)));
+/// let depth = |v| bfs.kernel().depth(v);
+/// assert_eq!((depth(500), depth(998), depth(999), depth(1000)), (Some(1), Some(499), None, Some(500)));
 /// assert!(!stats.fell_back());
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Maintained<K: IncrementalKernel> {
     kernel: K,
     log: ChangeLog,

@@ -26,6 +26,20 @@ pub(crate) struct Stamps {
     epoch: u32,
 }
 
+impl Clone for Stamps {
+    fn clone(&self) -> Self {
+        Self {
+            slots: self
+                .slots
+                .par_iter()
+                .with_min_len(4096)
+                .map(|s| AtomicU32::new(s.load(Relaxed)))
+                .collect(),
+            epoch: self.epoch,
+        }
+    }
+}
+
 impl Stamps {
     /// Slots for `n` vertices, none marked.
     pub(crate) fn new(n: usize) -> Self {
@@ -87,6 +101,19 @@ impl Stamps {
 #[derive(Debug, Default)]
 pub(crate) struct F64Cells {
     cells: Vec<AtomicU64>,
+}
+
+impl Clone for F64Cells {
+    fn clone(&self) -> Self {
+        Self {
+            cells: self
+                .cells
+                .par_iter()
+                .with_min_len(4096)
+                .map(|c| AtomicU64::new(c.load(Relaxed)))
+                .collect(),
+        }
+    }
 }
 
 impl F64Cells {

@@ -44,9 +44,14 @@ pub enum ComponentsStrategy {
 pub struct DynamicComponentsOptions {
     /// How updates run.
     pub strategy: ComponentsStrategy,
-    /// A log with more edges than this share of the graph's edges is
-    /// handled by Afforest from scratch (measured: crate README).
-    pub large_batch_share: f64,
+    /// A log inserting more edges than this share of the graph's edges is
+    /// handled by Afforest from scratch (measured: crate README; unions
+    /// cost a few random reads each, Afforest a pass over every edge).
+    pub large_insert_share: f64,
+    /// A log deleting more edges than this share of the graph's edges is
+    /// handled by Afforest from scratch (measured: crate README; each
+    /// deleted edge inside a component costs a search).
+    pub large_delete_share: f64,
     /// The deletion searches give up, and the update recomputes with
     /// Afforest, once they have read this share of the graph's edges
     /// (measured: crate README).
@@ -60,8 +65,9 @@ impl Default for DynamicComponentsOptions {
     fn default() -> Self {
         Self {
             strategy: ComponentsStrategy::Incremental,
-            large_batch_share: 0.05,
-            search_budget_share: 0.1,
+            large_insert_share: 0.25,
+            large_delete_share: 0.003,
+            search_budget_share: 0.02,
             afforest: ComponentsOptions::default(),
         }
     }
@@ -97,7 +103,7 @@ impl DynamicComponentsOptions {
 /// assert_eq!(cc.labels(), [0, 0, 2, 2, 2]);
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct DynamicComponents {
     options: DynamicComponentsOptions,
     /// Each vertex's component id (any id of its set in `ids`).
@@ -112,7 +118,7 @@ pub struct DynamicComponents {
 }
 
 /// A union-find over component ids, by size, with path halving.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct IdForest {
     parent: Vec<u32>,
     size: Vec<u32>,
@@ -328,7 +334,8 @@ impl IncrementalKernel for DynamicComponents {
 
     fn compute<G: ReadGraph>(graph: &G, options: &Self::Options) -> Result<(Self, UpdateStats)> {
         for (what, share) in [
-            ("large batch share", options.large_batch_share),
+            ("large insert share", options.large_insert_share),
+            ("large delete share", options.large_delete_share),
             ("search budget share", options.search_budget_share),
         ] {
             if !(share >= 0.0) {
@@ -358,7 +365,9 @@ impl IncrementalKernel for DynamicComponents {
             return Ok(self.recompute_because(graph, FallbackReason::LogOverflow));
         }
         let edges = graph.edge_count().max(self.edge_count).max(1) as f64;
-        if changes.edges_told() as f64 > self.options.large_batch_share * edges {
+        if changes.inserted_told() as f64 > self.options.large_insert_share * edges
+            || changes.deleted_told() as f64 > self.options.large_delete_share * edges
+        {
             return Ok(self.recompute_because(graph, FallbackReason::LargeBatch));
         }
         if changes.is_empty() && n == self.vertex_count() {
@@ -399,7 +408,8 @@ impl IncrementalKernel for DynamicComponents {
         match self.options.strategy {
             ComponentsStrategy::Recompute => Some(0),
             ComponentsStrategy::Incremental => {
-                Some(((self.options.large_batch_share * self.edge_count as f64) as usize).saturating_add(1))
+                let share = self.options.large_insert_share + self.options.large_delete_share;
+                Some(((share * self.edge_count as f64) as usize).saturating_add(1))
             }
         }
     }

@@ -13,6 +13,15 @@ use std::sync::atomic::Ordering::Relaxed;
 /// calling thread, so a tiny batch never wakes the pool.
 const PARALLEL_FRONTIER: usize = 4096;
 
+/// Past these, the frontier is large enough that full sweeps are cheaper.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    /// Vertices in the frontier.
+    vertices: usize,
+    /// Adjacency entries one iteration reads.
+    edges: u64,
+}
+
 /// What happens to a processed vertex.
 #[derive(Clone, Copy, Debug)]
 struct Rule {
@@ -56,7 +65,10 @@ impl DynamicPageRank {
         self.grow(graph);
         let n = self.vertex_count();
         let mut stats = UpdateStats::new(DynamicPageRank::NAME, Ran::Incremental, n);
-        let region_limit = (self.options.full_sweep_share * n as f64) as usize;
+        let region_limit = Limits {
+            vertices: (self.options.full_sweep_share * n as f64) as usize,
+            edges: (self.options.full_sweep_share * graph.edge_count() as f64) as u64,
+        };
 
         // The first frontier: what the last update left dirty, the
         // out-neighbours of every changed edge's source (its out-degree,
@@ -103,7 +115,7 @@ impl DynamicPageRank {
         if strategy == PageRankStrategy::DynamicTraversal {
             // Everything reachable from the first frontier.
             let mut next = 0;
-            while next < frontier.len() && frontier.len() <= region_limit {
+            while next < frontier.len() && frontier.len() <= region_limit.vertices {
                 let u = frontier[next];
                 next += 1;
                 for w in graph.out_neighbors(u) {
@@ -126,7 +138,7 @@ impl DynamicPageRank {
                 announce: true,
             },
         };
-        let finished = frontier.len() <= region_limit
+        let finished = frontier.len() <= region_limit.vertices
             && self.iterate(graph, incoming, frontier, rule, region_limit, &mut stats);
         if !finished {
             // The affected region is large: sweep everything, warm-started.
@@ -148,7 +160,7 @@ impl DynamicPageRank {
         incoming: I,
         mut frontier: Vec<VertexId>,
         rule: Rule,
-        region_limit: usize,
+        region_limit: Limits,
         stats: &mut UpdateStats,
     ) -> bool
     where
@@ -162,7 +174,7 @@ impl DynamicPageRank {
                 self.converged = true;
                 break;
             }
-            if frontier.len() > region_limit {
+            if frontier.len() > region_limit.vertices {
                 return false;
             }
             let epoch = self.queued.next_epoch();
@@ -193,6 +205,11 @@ impl DynamicPageRank {
             if step.change <= limit {
                 self.converged = true;
                 break;
+            }
+            if step.read > region_limit.edges {
+                // An iteration read a sweep's share of the edges: the
+                // rest is cheaper as full sweeps.
+                return false;
             }
         }
         // What is still dirty (marked in the last iteration, or left when

@@ -160,10 +160,13 @@ pub struct DynamicPageRankOptions {
     pub prune_tolerance: f64,
     /// Iterations an update (or a static run) takes at most.
     pub max_iterations: u32,
-    /// Share of the vertices past which the frontier (or the traversal's
-    /// region, or the batch) is large enough that full warm-started sweeps
-    /// are cheaper: the update switches to them and says so. Measured in
-    /// the `incremental` bench (crate README).
+    /// When full warm-started sweeps are cheaper: once the frontier (or
+    /// the traversal's region, or the batch) holds more than this share
+    /// of the vertices, or one frontier iteration reads more than this
+    /// share of the edges, the update switches to them and says so
+    /// ([`crate::FallbackReason::LargeAffectedRegion`]). Measured in the
+    /// `incremental` bench (crate README). `f64::INFINITY`: never (Sahu's
+    /// algorithms as published).
     pub full_sweep_share: f64,
 }
 
@@ -269,6 +272,30 @@ pub struct DynamicPageRank {
     carried: Vec<VertexId>,
     /// Whether the last update converged within `max_iterations`.
     converged: bool,
+}
+
+/// A copy of the state: a reader can keep one beside the snapshot it was
+/// updated on while the original follows the store (`O(V)`).
+impl Clone for DynamicPageRank {
+    fn clone(&self) -> Self {
+        Self {
+            options: self.options.clone(),
+            method: self.method,
+            ranks: self.ranks.clone(),
+            contributions: self.contributions.clone(),
+            pending: self.pending.clone(),
+            degrees: self.degrees.clone(),
+            dirty: self
+                .dirty
+                .iter()
+                .map(|d| AtomicBool::new(d.load(std::sync::atomic::Ordering::Relaxed)))
+                .collect(),
+            queued: self.queued.clone(),
+            incoming_sums: F64Cells::default(),
+            carried: self.carried.clone(),
+            converged: self.converged,
+        }
+    }
 }
 
 impl DynamicPageRank {

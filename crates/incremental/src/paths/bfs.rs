@@ -42,11 +42,18 @@ impl DynamicBfsOptions {
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
-/// use dyngraph_incremental::{ChangeLog, DynamicBfs, DynamicBfsOptions, IncrementalKernel};
+/// use dyngraph_incremental::{
+///     ChangeLog, DynamicBfs, DynamicBfsOptions, IncrementalKernel, PathThresholds,
+/// };
 ///
 /// let options = CsrOptions::default().in_edges(true);
 /// let graph = Csr::from_edges(&[Edge::new(0, 1), Edge::new(1, 2), Edge::new(0, 3), Edge::new(3, 2)], options.clone())?;
-/// let (mut tree, _) = DynamicBfs::compute(&graph, &DynamicBfsOptions::from_source(0))?;
+/// // A graph this small: let every batch run incrementally.
+/// let bfs_options = DynamicBfsOptions {
+///     thresholds: PathThresholds { large_batch_share: 1.0, invalidated_share: 1.0 },
+///     ..DynamicBfsOptions::from_source(0)
+/// };
+/// let (mut tree, _) = DynamicBfs::compute(&graph, &bfs_options)?;
 /// assert_eq!(tree.depths(), [0, 1, 2, 1]);
 ///
 /// // 1 -> 2 goes: 2 keeps depth 2 through 3.
@@ -58,7 +65,7 @@ impl DynamicBfsOptions {
 /// assert_eq!(stats.vertices_processed, 1); // 2 found its second parent
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct DynamicBfs {
     options: DynamicBfsOptions,
     tree: Tree<u32>,

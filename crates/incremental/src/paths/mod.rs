@@ -36,7 +36,7 @@ pub struct PathThresholds {
 impl Default for PathThresholds {
     fn default() -> Self {
         Self {
-            large_batch_share: 0.01,
+            large_batch_share: 0.05,
             invalidated_share: 0.1,
         }
     }

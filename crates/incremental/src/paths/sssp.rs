@@ -73,7 +73,7 @@ impl DynamicSsspOptions {
 /// assert_eq!(paths.distances(), [0.0, 3.0, 1.0]);
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct DynamicSssp {
     options: DynamicSsspOptions,
     tree: Tree<f32>,

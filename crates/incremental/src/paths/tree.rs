@@ -113,7 +113,7 @@ pub(crate) enum GaveUp {
 }
 
 /// The tree: distances and parents from one source.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Tree<D> {
     pub(crate) source: VertexId,
     pub(crate) dist: Vec<D>,

@@ -83,7 +83,8 @@ pub fn tight_pagerank(strategy: PageRankStrategy) -> DynamicPageRankOptions {
 /// so small test graphs run the incremental paths.
 pub fn always_incremental_components() -> DynamicComponentsOptions {
     DynamicComponentsOptions {
-        large_batch_share: f64::INFINITY,
+        large_insert_share: f64::INFINITY,
+        large_delete_share: f64::INFINITY,
         search_budget_share: f64::INFINITY,
         ..DynamicComponentsOptions::default()
     }
