@@ -229,15 +229,15 @@ fn a_failed_update_recomputes_the_next_time() {
 #[test]
 fn an_overflowing_log_recomputes() {
     let mut store = vcsr(&ring(50), true);
-    // 1 % of 50 edges: a log of more than one edge overflows.
+    // 5 % of 50 edges: a log of more than three edges overflows.
     let mut bfs = Maintained::<DynamicBfs>::new(&store, DynamicBfsOptions::from_source(0)).unwrap();
-    let inserted = [Edge::new(0, 30), Edge::new(0, 40), Edge::new(0, 45)];
+    let inserted = [Edge::new(0, 30), Edge::new(0, 40), Edge::new(0, 45), Edge::new(3, 9)];
     store.insert_edges(&inserted).unwrap();
     bfs.record_batch(&inserted, &[] as &[Edge]);
     assert!(bfs.pending().overflowed());
     let stats = bfs.update(&store).unwrap();
     assert_eq!(stats.fallback, Some(FallbackReason::LogOverflow));
-    assert_eq!((stats.inserted, stats.deleted), (3, 0));
+    assert_eq!((stats.inserted, stats.deleted), (4, 0));
     check_bfs(&store, bfs.kernel()).unwrap();
 }
 
