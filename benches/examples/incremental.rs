@@ -99,7 +99,10 @@ fn main() {
     println!(
         "# incremental analytics, {} threads, load average {}",
         rayon::current_num_threads(),
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     let mut records = Vec::new();
     for input in inputs(config.scale, config.inputs.as_deref()) {
@@ -110,7 +113,10 @@ fn main() {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "# done; load average {}; results in {}",
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
         config.out.display()
     );
 }
@@ -123,7 +129,11 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
         input.name,
         store.vertex_count(),
         store.edge_count(),
-        if input.weighted { "weighted" } else { "unweighted" },
+        if input.weighted {
+            "weighted"
+        } else {
+            "unweighted"
+        },
         if input.temporal {
             "temporal: next and oldest arrivals"
         } else {
@@ -140,7 +150,8 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
     } else {
         Vec::new()
     };
-    let exact = (want("cc") || want("bfs") || want("sssp")).then(|| ExactStates::new(&store, source));
+    let exact =
+        (want("cc") || want("bfs") || want("sssp")).then(|| ExactStates::new(&store, source));
     for &kind in &config.kinds {
         if want("pr") {
             let mut rows: Vec<&'static str> = pagerank_rows().iter().map(|(n, _)| *n).collect();
@@ -179,7 +190,11 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
 
 /// Fewer batches at the largest sizes (each one costs a static run).
 fn repeat_for(repeat: usize, exponent: i32) -> usize {
-    if exponent >= -2 { repeat.min(2) } else { repeat }
+    if exponent >= -2 {
+        repeat.min(2)
+    } else {
+        repeat
+    }
 }
 
 fn table(
@@ -211,7 +226,11 @@ fn table(
     }
     header(
         &mut out,
-        if pagerank { "L∞ vs static" } else { "wrong vertices" },
+        if pagerank {
+            "L∞ vs static"
+        } else {
+            "wrong vertices"
+        },
     );
     for (r, row) in rows.iter().enumerate().skip(1) {
         let _ = write!(out, "{row:<16}");
@@ -311,7 +330,10 @@ fn plot_all(out: &Path, records: &[Record]) {
             .iter()
             .filter(|r| r.input == input && r.kind == kind && r.kernel == kernel)
             .collect();
-        let path = out.join(format!("incremental-{kernel}-{input}-{}.svg", kind.as_str()));
+        let path = out.join(format!(
+            "incremental-{kernel}-{input}-{}.svg",
+            kind.as_str()
+        ));
         let title = format!("{kernel} on {input}, {}: time per update", kind.as_str());
         if let Err(e) = plot(&path, &title, &chosen) {
             eprintln!("{}: {e}", path.display());
@@ -363,9 +385,14 @@ fn plot(path: &Path, title: &str, records: &[&Record]) -> Result<(), Box<dyn std
         for (index, (name, points)) in series.iter().enumerate() {
             let color = Palette99::pick(index).to_rgba();
             chart
-                .draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(2)))?
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    color.stroke_width(2),
+                ))?
                 .label(*name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
             chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
         }
         chart

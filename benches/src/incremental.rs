@@ -12,10 +12,9 @@
 use crate::replay::{bundled_sample, read_edges};
 use dyngraph_core::{Edge, FromEdges, GraphUpdate, StoreOptions, VertexId, WeightedEdge};
 use dyngraph_incremental::{
-    ComponentsStrategy, DynamicBfs, DynamicBfsOptions, DynamicComponents,
-    DynamicComponentsOptions, DynamicPageRank, DynamicPageRankOptions, DynamicSssp,
-    DynamicSsspOptions, Maintained, PageRankStrategy, PathStrategy, PathThresholds,
-    pagerank_error,
+    ComponentsStrategy, DynamicBfs, DynamicBfsOptions, DynamicComponents, DynamicComponentsOptions,
+    DynamicPageRank, DynamicPageRankOptions, DynamicSssp, DynamicSsspOptions, Maintained,
+    PageRankStrategy, PathStrategy, PathThresholds, pagerank_error,
 };
 use dyngraph_kernels::{PageRankOptions, pagerank};
 use dyngraph_loader::{ArrivalOrder, Generator};
@@ -44,7 +43,12 @@ impl Input {
     /// least one edge, without repeats; each with its exponent.
     pub fn batch_sizes(&self, largest_exponent: i32) -> Vec<(i32, usize)> {
         let mut sizes: Vec<(i32, usize)> = (-7..=largest_exponent)
-            .map(|e| (e, ((self.edges.len() as f64) * 10f64.powi(e)).round() as usize))
+            .map(|e| {
+                (
+                    e,
+                    ((self.edges.len() as f64) * 10f64.powi(e)).round() as usize,
+                )
+            })
             .filter(|&(_, size)| size >= 1)
             .collect();
         sizes.dedup_by_key(|&mut (_, size)| size);
@@ -66,9 +70,12 @@ impl Input {
 /// `../shared/data` (or one level further up, from a worktree).
 pub fn shared_data_dir() -> Option<PathBuf> {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [here.join("../../shared/data"), here.join("../../../shared/data")]
-        .into_iter()
-        .find(|p| p.is_dir())
+    [
+        here.join("../../shared/data"),
+        here.join("../../../shared/data"),
+    ]
+    .into_iter()
+    .find(|p| p.is_dir())
 }
 
 /// The inputs: sx-mathoverflow and CollegeMsg as temporal streams (the
@@ -169,7 +176,11 @@ pub enum BatchKind {
 
 impl BatchKind {
     /// All three.
-    pub const ALL: [BatchKind; 3] = [BatchKind::Insertions, BatchKind::Deletions, BatchKind::Mixed];
+    pub const ALL: [BatchKind; 3] = [
+        BatchKind::Insertions,
+        BatchKind::Deletions,
+        BatchKind::Mixed,
+    ];
 
     /// The name in tables.
     pub fn as_str(self) -> &'static str {
@@ -248,7 +259,11 @@ impl<'a> Batches<'a> {
                     } else {
                         1.0
                     };
-                    WeightedEdge::new(self.rng.random_range(0..n), self.rng.random_range(0..n), weight)
+                    WeightedEdge::new(
+                        self.rng.random_range(0..n),
+                        self.rng.random_range(0..n),
+                        weight,
+                    )
                 })
                 .collect();
             let mut deleted = Vec::with_capacity(deletes);
@@ -439,9 +454,13 @@ impl ExactStates {
                 thresholds: limits,
                 ..DynamicSsspOptions::from_source(source).with_delta(16.0)
             };
-            states.components.push(Maintained::new(store, cc).expect("cc"));
+            states
+                .components
+                .push(Maintained::new(store, cc).expect("cc"));
             states.bfs.push(Maintained::new(store, bfs).expect("bfs"));
-            states.sssp.push(Maintained::new(store, sssp).expect("sssp"));
+            states
+                .sssp
+                .push(Maintained::new(store, sssp).expect("sssp"));
         }
         states
     }
@@ -491,12 +510,20 @@ pub fn measure_exact(
         // Exactness against the static row: vertices that differ.
         let labels = states.components[0].kernel().labels();
         for (state, cell) in states.components.iter().zip(&mut cells[0]).skip(1) {
-            let differ = labels.iter().zip(state.kernel().labels()).filter(|(a, b)| *a != b).count();
+            let differ = labels
+                .iter()
+                .zip(state.kernel().labels())
+                .filter(|(a, b)| *a != b)
+                .count();
             cell.linf = cell.linf.max(differ as f64);
         }
         let depths = states.bfs[0].kernel().depths();
         for (state, cell) in states.bfs.iter().zip(&mut cells[1]).skip(1) {
-            let differ = depths.iter().zip(state.kernel().depths()).filter(|(a, b)| a != b).count();
+            let differ = depths
+                .iter()
+                .zip(state.kernel().depths())
+                .filter(|(a, b)| a != b)
+                .count();
             cell.linf = cell.linf.max(differ as f64);
         }
         let distances = states.sssp[0].kernel().distances();
@@ -544,7 +571,13 @@ mod tests {
         let mut batches = Batches::new(&input, 1);
         let (inserted, deleted) = batches.next_batch(BatchKind::Mixed, 5);
         assert_eq!(inserted, input.edges[90..93]);
-        assert_eq!(deleted, input.edges[..2].iter().map(|e| e.edge()).collect::<Vec<_>>());
+        assert_eq!(
+            deleted,
+            input.edges[..2]
+                .iter()
+                .map(|e| e.edge())
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -553,6 +586,10 @@ mod tests {
         let mut batches = Batches::new(&input, 1);
         let (_, deleted) = batches.next_batch(BatchKind::Deletions, 30);
         assert_eq!(deleted.len(), 30);
-        assert!(deleted.iter().all(|d| input.edges.iter().any(|e| e.edge() == *d)));
+        assert!(
+            deleted
+                .iter()
+                .all(|d| input.edges.iter().any(|e| e.edge() == *d))
+        );
     }
 }

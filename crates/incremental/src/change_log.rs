@@ -252,7 +252,10 @@ mod tests {
             [Edge::new(4, 6), Edge::new(5, 7), Edge::new(8, 0)]
         );
         assert_eq!(log.deleted(), [Edge::new(1, 2), Edge::new(0, 8)]);
-        assert_eq!((log.batches(), log.edges_told(), log.max_vertex()), (2, 5, Some(8)));
+        assert_eq!(
+            (log.batches(), log.edges_told(), log.max_vertex()),
+            (2, 5, Some(8))
+        );
         log.clear();
         assert!(log.is_empty() && log.max_vertex().is_none());
     }

@@ -288,7 +288,10 @@ impl<K: IncrementalKernel> Maintained<K> {
     pub fn recompute<G: ReadGraph>(&mut self, graph: &G) -> Result<UpdateStats> {
         let started = Instant::now();
         self.log.clear();
-        let mut stats = self.kernel.recompute(graph).inspect_err(|_| self.stale = true)?;
+        let mut stats = self
+            .kernel
+            .recompute(graph)
+            .inspect_err(|_| self.stale = true)?;
         self.stale = false;
         stats.seconds = started.elapsed().as_secs_f64();
         self.last = stats.clone();

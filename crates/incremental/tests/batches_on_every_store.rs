@@ -7,8 +7,7 @@ mod common;
 use common::*;
 use dyngraph_core::testing::ReferenceGraph;
 use dyngraph_core::{
-    DynamicStore, Edge, GraphUpdate, OutNeighbors, Semantics, StoreOptions, VertexId,
-    WeightedEdge,
+    DynamicStore, Edge, GraphUpdate, OutNeighbors, Semantics, StoreOptions, VertexId, WeightedEdge,
 };
 use dyngraph_csrpp::CsrPP;
 use dyngraph_incremental::{DynamicPageRankOptions, PageRankStrategy};
@@ -67,7 +66,10 @@ fn weighted(edges: &[(VertexId, VertexId, u8)]) -> Vec<WeightedEdge> {
 }
 
 fn pagerank_options() -> Vec<DynamicPageRankOptions> {
-    PageRankStrategy::ALL.into_iter().map(tight_pagerank).collect()
+    PageRankStrategy::ALL
+        .into_iter()
+        .map(tight_pagerank)
+        .collect()
 }
 
 /// Replays `batches` into a store of type `S` and a model, checking every
@@ -117,7 +119,10 @@ fn run<S: DynamicStore>(
         analytics.update(&store);
         loose.update(&store);
         let context = |e: String| {
-            TestCaseError::fail(format!("{} ({semantics:?}) after batch {step}: {e}", S::NAME))
+            TestCaseError::fail(format!(
+                "{} ({semantics:?}) after batch {step}: {e}",
+                S::NAME
+            ))
         };
         analytics.check(&store, 1e-9).map_err(context)?;
         for pagerank in &loose.pagerank {

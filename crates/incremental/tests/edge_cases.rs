@@ -67,8 +67,8 @@ fn frontier_strategies_need_in_edges_and_the_sweeps_push_without() {
 #[test]
 fn deletes_without_in_edges_recompute_and_say_why() {
     let mut store = vcsr(&ring(40), false);
-    let mut cc = Maintained::<DynamicComponents>::new(&store, always_incremental_components())
-        .unwrap();
+    let mut cc =
+        Maintained::<DynamicComponents>::new(&store, always_incremental_components()).unwrap();
     let mut bfs = Maintained::<DynamicBfs>::new(
         &store,
         DynamicBfsOptions {
@@ -96,7 +96,11 @@ fn deletes_without_in_edges_recompute_and_say_why() {
         bfs.update(&store).unwrap(),
         sssp.update(&store).unwrap(),
     ] {
-        assert_eq!((stats.ran, stats.fallback), (Ran::Incremental, None), "{stats}");
+        assert_eq!(
+            (stats.ran, stats.fallback),
+            (Ran::Incremental, None),
+            "{stats}"
+        );
     }
     // Deleting a tree edge (and a ring edge CC must check) does.
     let deleted = [Edge::new(20, 21)];
@@ -150,7 +154,10 @@ fn new_vertices_grow_every_kernel() {
             tight_pagerank(PageRankStrategy::NaiveDynamic),
         ],
     );
-    let inserted = [WeightedEdge::new(5, 50, 2.0), WeightedEdge::new(50, 51, 1.0)];
+    let inserted = [
+        WeightedEdge::new(5, 50, 2.0),
+        WeightedEdge::new(50, 51, 1.0),
+    ];
     store.insert_edges(&inserted).unwrap();
     analytics.record(&inserted, &[]);
     analytics.update(&store);
@@ -231,7 +238,12 @@ fn an_overflowing_log_recomputes() {
     let mut store = vcsr(&ring(50), true);
     // 5 % of 50 edges: a log of more than three edges overflows.
     let mut bfs = Maintained::<DynamicBfs>::new(&store, DynamicBfsOptions::from_source(0)).unwrap();
-    let inserted = [Edge::new(0, 30), Edge::new(0, 40), Edge::new(0, 45), Edge::new(3, 9)];
+    let inserted = [
+        Edge::new(0, 30),
+        Edge::new(0, 40),
+        Edge::new(0, 45),
+        Edge::new(3, 9),
+    ];
     store.insert_edges(&inserted).unwrap();
     bfs.record_batch(&inserted, &[] as &[Edge]);
     assert!(bfs.pending().overflowed());
@@ -274,7 +286,8 @@ fn options_outside_their_domain_are_errors() {
         let error = Maintained::<DynamicPageRank>::new(&store, options).unwrap_err();
         assert!(matches!(error, Error::InvalidArgument(_)), "{error}");
     }
-    let error = Maintained::<DynamicBfs>::new(&store, DynamicBfsOptions::from_source(9)).unwrap_err();
+    let error =
+        Maintained::<DynamicBfs>::new(&store, DynamicBfsOptions::from_source(9)).unwrap_err();
     assert!(matches!(error, Error::VertexOutOfRange { .. }), "{error}");
     let error = Maintained::<DynamicComponents>::new(
         &store,
@@ -286,12 +299,17 @@ fn options_outside_their_domain_are_errors() {
     .unwrap_err();
     assert!(matches!(error, Error::InvalidArgument(_)), "{error}");
     assert!("nope".parse::<PageRankStrategy>().is_err());
-    assert_eq!("dfp".parse::<PageRankStrategy>().unwrap(), PageRankStrategy::default());
+    assert_eq!(
+        "dfp".parse::<PageRankStrategy>().unwrap(),
+        PageRankStrategy::default()
+    );
 }
 
 #[test]
 fn a_simple_graph_keeps_the_first_weight_of_a_repeated_insert() {
-    let options = StoreOptions::new(Semantics::Simple).in_edges(true).weighted(true);
+    let options = StoreOptions::new(Semantics::Simple)
+        .in_edges(true)
+        .weighted(true);
     let mut store =
         Vcsr::<dyngraph_vcsr::DegreeProportional>::from_edges(&ring(8), options.into()).unwrap();
     let mut sssp = Maintained::<DynamicSssp>::new(
@@ -353,9 +371,7 @@ fn the_durable_store_runs_every_kernel_without_in_edges() {
         DynamicPageRankOptions::with_strategy(PageRankStrategy::NaiveDynamic),
     )
     .unwrap();
-    assert!(
-        Maintained::<DynamicPageRank>::new(&store, DynamicPageRankOptions::default()).is_err()
-    );
+    assert!(Maintained::<DynamicPageRank>::new(&store, DynamicPageRankOptions::default()).is_err());
     let (inserted, deleted) = ([Edge::new(3, 30), Edge::new(41, 2)], [Edge::new(10, 11)]);
     store.insert_edges(&inserted).unwrap();
     store.delete_edges(&deleted).unwrap();
@@ -383,7 +399,8 @@ fn every_strategy_on_a_frozen_csr() {
     let mut log = ChangeLog::new();
     log.record_batch(&[Edge::new(4, 12)], &[Edge::new(4, 5)]);
     for strategy in PageRankStrategy::ALL {
-        let mut ranks = Maintained::<DynamicPageRank>::new(&before, tight_pagerank(strategy)).unwrap();
+        let mut ranks =
+            Maintained::<DynamicPageRank>::new(&before, tight_pagerank(strategy)).unwrap();
         let stats = ranks.update_with(&after, &log).unwrap();
         assert!(stats.vertices_processed > 0, "{strategy:?}: {stats}");
         check_pagerank(&after, ranks.kernel(), 1e-9).unwrap();

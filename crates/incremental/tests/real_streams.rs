@@ -56,16 +56,26 @@ fn replay<S: DynamicStore>(
         oldest = keep_from;
         store.insert_edges(inserted).expect("insert");
         let report = store.delete_edges(&deleted).expect("delete");
-        assert_eq!(report.edges_removed as usize, deleted.len(), "{name}: window deletes hit");
+        assert_eq!(
+            report.edges_removed as usize,
+            deleted.len(),
+            "{name}: window deletes hit"
+        );
         store.end_batch().expect("end batch");
         analytics.record(inserted, &deleted);
         for stats in analytics.update(&store) {
             *fell_back.entry(stats.kernel).or_insert(0) += usize::from(stats.fell_back());
         }
         let context = |e: String| format!("{name} ({}) after batch {step}: {e}", S::NAME);
-        check_components(&store, analytics.components.kernel()).map_err(context).unwrap();
-        check_bfs(&store, analytics.bfs.kernel()).map_err(context).unwrap();
-        check_sssp(&store, analytics.sssp.kernel()).map_err(context).unwrap();
+        check_components(&store, analytics.components.kernel())
+            .map_err(context)
+            .unwrap();
+        check_bfs(&store, analytics.bfs.kernel())
+            .map_err(context)
+            .unwrap();
+        check_sssp(&store, analytics.sssp.kernel())
+            .map_err(context)
+            .unwrap();
         if step % plan.pagerank_every == 0 {
             for pagerank in &analytics.pagerank {
                 check_pagerank(&store, pagerank.kernel(), DEFAULT_LINF)
@@ -74,7 +84,10 @@ fn replay<S: DynamicStore>(
             }
         }
     }
-    eprintln!("{name} on {}: updates that fell back: {fell_back:?}", S::NAME);
+    eprintln!(
+        "{name} on {}: updates that fell back: {fell_back:?}",
+        S::NAME
+    );
 }
 
 /// The defaults (which fall back to warm sweeps on graphs this small),
@@ -130,13 +143,7 @@ fn college_msg_one_edge_batches() {
         batches: 150,
         pagerank_every: 10,
     };
-    replay::<Vcsr>(
-        "CollegeMsg",
-        &stream,
-        false,
-        plan,
-        &every_strategy()[..2],
-    );
+    replay::<Vcsr>("CollegeMsg", &stream, false, plan, &every_strategy()[..2]);
 }
 
 #[test]

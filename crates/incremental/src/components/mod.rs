@@ -20,12 +20,14 @@
 
 mod search;
 
+use crate::ChangeLog;
 use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
 use crate::pagerank::on_pool_if;
 use crate::scratch::Stamps;
-use crate::ChangeLog;
 use dyngraph_core::{Edge, Error, ReadGraph, Result, VertexId};
-use dyngraph_kernels::{ComponentsAlgorithm, ComponentsOptions, ComponentsResult, connected_components};
+use dyngraph_kernels::{
+    ComponentsAlgorithm, ComponentsOptions, ComponentsResult, connected_components,
+};
 use rayon::prelude::*;
 use std::collections::HashSet;
 
@@ -66,7 +68,7 @@ impl Default for DynamicComponentsOptions {
         Self {
             strategy: ComponentsStrategy::Incremental,
             large_insert_share: 0.25,
-            large_delete_share: 0.003,
+            large_delete_share: 0.01,
             search_budget_share: 0.02,
             afforest: ComponentsOptions::default(),
         }
@@ -164,7 +166,8 @@ impl IdForest {
             (b, a)
         };
         self.parent[small as usize] = large;
-        self.size[large as usize] = self.size[large as usize].saturating_add(self.size[small as usize]);
+        self.size[large as usize] =
+            self.size[large as usize].saturating_add(self.size[small as usize]);
         true
     }
 
@@ -212,7 +215,10 @@ impl DynamicComponents {
                 *slot = v as VertexId;
             }
         }
-        roots.into_iter().map(|root| smallest[root as usize]).collect()
+        roots
+            .into_iter()
+            .map(|root| smallest[root as usize])
+            .collect()
     }
 
     /// The number of components (isolated vertices count one each; `O(V)`).
@@ -264,7 +270,11 @@ impl DynamicComponents {
         stats
     }
 
-    fn recompute_because<G: ReadGraph>(&mut self, graph: &G, reason: FallbackReason) -> UpdateStats {
+    fn recompute_because<G: ReadGraph>(
+        &mut self,
+        graph: &G,
+        reason: FallbackReason,
+    ) -> UpdateStats {
         let mut stats = self.run_static(graph);
         stats.fallback = Some(reason);
         stats
@@ -300,7 +310,12 @@ impl DynamicComponents {
         self.ids = forest;
     }
 
-    fn union_inserted<G: ReadGraph>(&mut self, graph: &G, changes: &ChangeLog, stats: &mut UpdateStats) {
+    fn union_inserted<G: ReadGraph>(
+        &mut self,
+        graph: &G,
+        changes: &ChangeLog,
+        stats: &mut UpdateStats,
+    ) {
         // An edge both inserted and deleted in the log may be gone: ask the
         // store about those (and only those).
         let deleted: HashSet<Edge> = if changes.deleted().is_empty() {

@@ -111,7 +111,10 @@ pub(super) fn split_deleted<G: ReadGraph>(
         }
         let label = search.label;
         // Grow this search by one vertex.
-        let x = searches[index as usize].open.pop().expect("an open search has vertices");
+        let x = searches[index as usize]
+            .open
+            .pop()
+            .expect("an open search has vertices");
         searches[index as usize].expanded.push(x);
         stats.vertices_processed += 1;
         let mut read = 0u64;

@@ -3,8 +3,8 @@
 
 use super::sweep::GRAIN;
 use super::{DynamicPageRank, PageRankStrategy, on_pool_if};
-use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
 use crate::ChangeLog;
+use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
 use dyngraph_core::{InNeighbors, OutNeighbors, ReadGraph, Result, VertexId};
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;

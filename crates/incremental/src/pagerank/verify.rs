@@ -35,7 +35,10 @@ pub fn reference_pagerank<G: OutNeighbors>(graph: &G, damping: f64) -> Vec<f64> 
     let iterations = if damping <= 0.0 {
         1
     } else {
-        ((1e-16f64).ln() / damping.ln()).ceil().clamp(1.0, 100_000.0) as usize + 1
+        ((1e-16f64).ln() / damping.ln())
+            .ceil()
+            .clamp(1.0, 100_000.0) as usize
+            + 1
     };
     serial_pagerank(graph, damping, iterations)
 }

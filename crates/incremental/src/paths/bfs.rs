@@ -131,7 +131,10 @@ impl DynamicBfs {
     }
 
     fn run_static<G: ReadGraph>(&mut self, graph: &G) -> Result<UpdateStats> {
-        let result = bfs(graph, &BfsOptions::from_source(self.source()).with_depths(true))?;
+        let result = bfs(
+            graph,
+            &BfsOptions::from_source(self.source()).with_depths(true),
+        )?;
         let n = graph.vertex_count();
         self.strategy = result.strategy;
         self.tree = Tree::new(
@@ -218,7 +221,8 @@ impl IncrementalKernel for DynamicBfs {
         match self.options.strategy {
             PathStrategy::Recompute => Some(0),
             PathStrategy::Incremental => Some(
-                ((self.options.thresholds.large_batch_share * self.edge_count as f64) as usize).saturating_add(1),
+                ((self.options.thresholds.large_batch_share * self.edge_count as f64) as usize)
+                    .saturating_add(1),
             ),
         }
     }

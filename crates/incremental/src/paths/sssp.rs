@@ -5,9 +5,7 @@ use super::{PathStrategy, PathThresholds};
 use crate::ChangeLog;
 use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
 use crate::pagerank::on_pool_if;
-use dyngraph_core::{
-    ReadGraph, Result, UnitWeights, VertexId, Weight, WeightedOutNeighbors,
-};
+use dyngraph_core::{ReadGraph, Result, UnitWeights, VertexId, Weight, WeightedOutNeighbors};
 use dyngraph_kernels::{NO_PARENT, SsspOptions, SsspResult, SsspWeights, sssp};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -203,9 +201,8 @@ where
             }
         });
     let mut parents: Vec<VertexId> = parents.into_iter().map(AtomicU32::into_inner).collect();
-    let orphans = |parents: &[VertexId]| {
-        (0..n).any(|v| distances[v].is_finite() && parents[v] == NO_PARENT)
-    };
+    let orphans =
+        |parents: &[VertexId]| (0..n).any(|v| distances[v].is_finite() && parents[v] == NO_PARENT);
     while orphans(&parents) {
         let mut progress = false;
         for u in 0..n as VertexId {
@@ -268,7 +265,9 @@ impl IncrementalKernel for DynamicSssp {
         let limit = (self.options.thresholds.invalidated_share * n as f64) as usize;
         let incoming = graph.in_edges().ok();
         let outcome = match graph.edge_weights() {
-            Ok(weights) => self.tree.apply(weights, incoming, changes, limit, &mut stats)?,
+            Ok(weights) => self
+                .tree
+                .apply(weights, incoming, changes, limit, &mut stats)?,
             Err(_) => self
                 .tree
                 .apply(UnitWeights(graph), incoming, changes, limit, &mut stats)?,
@@ -292,7 +291,8 @@ impl IncrementalKernel for DynamicSssp {
         match self.options.strategy {
             PathStrategy::Recompute => Some(0),
             PathStrategy::Incremental => Some(
-                ((self.options.thresholds.large_batch_share * self.edge_count as f64) as usize).saturating_add(1),
+                ((self.options.thresholds.large_batch_share * self.edge_count as f64) as usize)
+                    .saturating_add(1),
             ),
         }
     }

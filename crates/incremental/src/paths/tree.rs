@@ -226,7 +226,8 @@ impl<D: Distance> Tree<D> {
             for &x in &invalidated {
                 for w in incoming.in_neighbors(x) {
                     stats.edges_scanned += 1;
-                    if self.invalid.is_marked(w, invalid_epoch) || !self.dist[w as usize].is_finite()
+                    if self.invalid.is_marked(w, invalid_epoch)
+                        || !self.dist[w as usize].is_finite()
                     {
                         continue;
                     }

@@ -151,11 +151,23 @@ impl Analytics {
     pub fn update<G: ReadGraph>(&mut self, graph: &G) -> Vec<UpdateStats> {
         let mut stats = Vec::new();
         for pagerank in &mut self.pagerank {
-            stats.push(pagerank.update_with(graph, &self.log).expect("pagerank update"));
+            stats.push(
+                pagerank
+                    .update_with(graph, &self.log)
+                    .expect("pagerank update"),
+            );
         }
-        stats.push(self.components.update_with(graph, &self.log).expect("cc update"));
+        stats.push(
+            self.components
+                .update_with(graph, &self.log)
+                .expect("cc update"),
+        );
         stats.push(self.bfs.update_with(graph, &self.log).expect("bfs update"));
-        stats.push(self.sssp.update_with(graph, &self.log).expect("sssp update"));
+        stats.push(
+            self.sssp
+                .update_with(graph, &self.log)
+                .expect("sssp update"),
+        );
         self.log.clear();
         stats
     }
@@ -190,7 +202,9 @@ pub fn check_components<G: ReadGraph>(graph: &G, cc: &DynamicComponents) -> Resu
     verify_components(graph, &result).map_err(|e| e.to_string())?;
     let want = connected_components(graph, &ComponentsOptions::default()).labels;
     if result.labels != want {
-        let v = (0..want.len()).find(|&v| result.labels[v] != want[v]).unwrap_or(0);
+        let v = (0..want.len())
+            .find(|&v| result.labels[v] != want[v])
+            .unwrap_or(0);
         return Err(format!(
             "components: vertex {v} labelled {}, Afforest says {}",
             result.labels[v], want[v]
@@ -202,12 +216,17 @@ pub fn check_components<G: ReadGraph>(graph: &G, cc: &DynamicComponents) -> Resu
 /// The same depths as the static BFS, and a valid tree.
 pub fn check_bfs<G: ReadGraph>(graph: &G, tree: &DynamicBfs) -> Result<(), String> {
     verify_bfs(graph, &tree.to_bfs_result()).map_err(|e| e.to_string())?;
-    let want = bfs(graph, &BfsOptions::from_source(tree.source()).with_depths(true))
-        .map_err(|e| e.to_string())?
-        .depths
-        .expect("depths");
+    let want = bfs(
+        graph,
+        &BfsOptions::from_source(tree.source()).with_depths(true),
+    )
+    .map_err(|e| e.to_string())?
+    .depths
+    .expect("depths");
     if tree.depths() != want {
-        let v = (0..want.len()).find(|&v| tree.depths()[v] != want[v]).unwrap_or(0);
+        let v = (0..want.len())
+            .find(|&v| tree.depths()[v] != want[v])
+            .unwrap_or(0);
         return Err(format!(
             "bfs: vertex {v} at depth {}, static BFS says {}",
             tree.depths()[v],
@@ -221,9 +240,12 @@ pub fn check_bfs<G: ReadGraph>(graph: &G, tree: &DynamicBfs) -> Result<(), Strin
 /// exactly in `f32`), and its verifier agrees.
 pub fn check_sssp<G: ReadGraph>(graph: &G, paths: &DynamicSssp) -> Result<(), String> {
     verify_sssp(graph, &paths.to_sssp_result()).map_err(|e| e.to_string())?;
-    let want = sssp(graph, &SsspOptions::from_source(paths.source()).with_delta(4.0))
-        .map_err(|e| e.to_string())?
-        .distances;
+    let want = sssp(
+        graph,
+        &SsspOptions::from_source(paths.source()).with_delta(4.0),
+    )
+    .map_err(|e| e.to_string())?
+    .distances;
     if paths.distances() != want {
         let v = (0..want.len())
             .find(|&v| paths.distances()[v] != want[v])
