@@ -13,8 +13,8 @@ use crate::replay::{bundled_sample, read_edges};
 use dyngraph_core::{Edge, FromEdges, GraphUpdate, StoreOptions, VertexId, WeightedEdge};
 use dyngraph_incremental::{
     ComponentsStrategy, DynamicBfs, DynamicBfsOptions, DynamicComponents, DynamicComponentsOptions,
-    DynamicPageRank, DynamicPageRankOptions, DynamicSssp, DynamicSsspOptions, Maintained,
-    PageRankStrategy, PathStrategy, PathThresholds, pagerank_error,
+    DynamicPageRank, DynamicPageRankOptions, DynamicSssp, DynamicSsspOptions, IncrementalKernel,
+    Maintained, PageRankStrategy, PathStrategy, PathThresholds, pagerank_error,
 };
 use dyngraph_kernels::{PageRankOptions, pagerank};
 use dyngraph_loader::{ArrivalOrder, Generator};
@@ -490,53 +490,53 @@ pub fn measure_exact(
             break;
         }
         apply(&mut store, &inserted, &deleted);
-        let time = |cell: &mut Cell, stats: dyngraph_incremental::UpdateStats| {
-            cell.seconds.push(stats.seconds);
-            cell.fell_back += usize::from(stats.fell_back());
-            cell.touched += stats.touched_share() / repeat as f64;
-        };
-        for (state, cell) in states.components.iter_mut().zip(&mut cells[0]) {
-            state.record_batch(&inserted, &deleted);
-            time(cell, state.update(&store).expect("cc update"));
-        }
-        for (state, cell) in states.bfs.iter_mut().zip(&mut cells[1]) {
-            state.record_batch(&inserted, &deleted);
-            time(cell, state.update(&store).expect("bfs update"));
-        }
-        for (state, cell) in states.sssp.iter_mut().zip(&mut cells[2]) {
-            state.record_batch(&inserted, &deleted);
-            time(cell, state.update(&store).expect("sssp update"));
-        }
-        // Exactness against the static row: vertices that differ.
-        let labels = states.components[0].kernel().labels();
-        for (state, cell) in states.components.iter().zip(&mut cells[0]).skip(1) {
-            let differ = labels
-                .iter()
-                .zip(state.kernel().labels())
-                .filter(|(a, b)| *a != b)
-                .count();
-            cell.linf = cell.linf.max(differ as f64);
-        }
-        let depths = states.bfs[0].kernel().depths();
-        for (state, cell) in states.bfs.iter().zip(&mut cells[1]).skip(1) {
-            let differ = depths
-                .iter()
-                .zip(state.kernel().depths())
-                .filter(|(a, b)| a != b)
-                .count();
-            cell.linf = cell.linf.max(differ as f64);
-        }
-        let distances = states.sssp[0].kernel().distances();
-        for (state, cell) in states.sssp.iter().zip(&mut cells[2]).skip(1) {
-            let differ = distances
-                .iter()
-                .zip(state.kernel().distances())
-                .filter(|(a, b)| a.to_bits() != b.to_bits())
-                .count();
-            cell.linf = cell.linf.max(differ as f64);
-        }
+        let batch = (&inserted[..], &deleted[..]);
+        step(
+            &mut states.components,
+            &mut cells[0],
+            &store,
+            batch,
+            repeat,
+            |k| k.labels(),
+        );
+        step(&mut states.bfs, &mut cells[1], &store, batch, repeat, |k| {
+            k.depths().to_vec()
+        });
+        step(
+            &mut states.sssp,
+            &mut cells[2],
+            &store,
+            batch,
+            repeat,
+            |k| k.distances().iter().map(|d| d.to_bits()).collect(),
+        );
     }
     cells
+}
+
+/// Tells every row of one kernel about a batch and times its update, then
+/// counts the vertices whose `result` differs from the static row's.
+fn step<K: IncrementalKernel + Clone>(
+    states: &mut [Maintained<K>],
+    cells: &mut [Cell],
+    store: &Store,
+    (inserted, deleted): (&[WeightedEdge], &[Edge]),
+    repeat: usize,
+    result: impl Fn(&K) -> Vec<u32>,
+) {
+    for (state, cell) in states.iter_mut().zip(cells.iter_mut()) {
+        state.record_batch(inserted, deleted);
+        let stats = state.update(store).expect("update");
+        cell.seconds.push(stats.seconds);
+        cell.fell_back += usize::from(stats.fell_back());
+        cell.touched += stats.touched_share() / repeat as f64;
+    }
+    let want = result(states[0].kernel());
+    for (state, cell) in states.iter().zip(cells.iter_mut()).skip(1) {
+        let got = result(state.kernel());
+        let differ = want.iter().zip(&got).filter(|(a, b)| a != b).count();
+        cell.linf = cell.linf.max(differ as f64);
+    }
 }
 
 fn apply(store: &mut Store, inserted: &[WeightedEdge], deleted: &[Edge]) {

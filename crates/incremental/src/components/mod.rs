@@ -353,7 +353,7 @@ impl IncrementalKernel for DynamicComponents {
             ("large delete share", options.large_delete_share),
             ("search budget share", options.search_budget_share),
         ] {
-            if !(share >= 0.0) {
+            if share.is_nan() || share < 0.0 {
                 return Err(Error::InvalidArgument(format!(
                     "components {what} {share} must be non-negative"
                 )));

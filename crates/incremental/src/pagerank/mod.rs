@@ -211,7 +211,7 @@ impl DynamicPageRankOptions {
                 return bad(what, value, "[0, inf)");
             }
         }
-        if !(self.full_sweep_share >= 0.0) {
+        if self.full_sweep_share.is_nan() || self.full_sweep_share < 0.0 {
             return bad("full sweep share", self.full_sweep_share, "[0, inf)");
         }
         if self.max_iterations == 0 {

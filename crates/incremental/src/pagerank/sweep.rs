@@ -72,15 +72,20 @@ impl DynamicPageRank {
                     (this.store_rank(v, rank), read)
                 })
                 .reduce(|| (0.0, 0), |a, b| (a.0.max(b.0), a.1 + b.1));
-            stats.iterations += 1;
-            stats.vertices_processed += n as u64;
-            stats.edges_scanned += read;
-            if change <= limit {
+            if Self::sweep_done(stats, n, read, change <= limit) {
                 self.converged = true;
                 break;
             }
         }
         self.forget_pending();
+    }
+
+    /// Counts one full sweep in `stats`; `converged` passed through.
+    fn sweep_done(stats: &mut UpdateStats, n: usize, read: u64, converged: bool) -> bool {
+        stats.iterations += 1;
+        stats.vertices_processed += n as u64;
+        stats.edges_scanned += read;
+        converged
     }
 
     /// Push sweeps (Jacobi) over out-edges, for a store without in-edges.
@@ -121,10 +126,7 @@ impl DynamicPageRank {
                     this.store_rank(v, rank)
                 })
                 .reduce(|| 0.0, f64::max);
-            stats.iterations += 1;
-            stats.vertices_processed += n as u64;
-            stats.edges_scanned += read;
-            if change <= limit {
+            if Self::sweep_done(stats, n, read, change <= limit) {
                 self.converged = true;
                 break;
             }

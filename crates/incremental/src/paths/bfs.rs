@@ -1,7 +1,7 @@
 //! BFS depths from a fixed source, maintained.
 
 use super::tree::Tree;
-use super::{PathStrategy, PathThresholds};
+use super::{PathStrategy, PathThresholds, Plan};
 use crate::ChangeLog;
 use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
 use crate::pagerank::on_pool_if;
@@ -179,22 +179,20 @@ impl IncrementalKernel for DynamicBfs {
 
     fn apply<G: ReadGraph>(&mut self, graph: &G, changes: &ChangeLog) -> Result<UpdateStats> {
         let n = graph.vertex_count();
-        if self.options.strategy == PathStrategy::Recompute {
-            return self.run_static(graph);
-        }
-        if changes.overflowed() {
-            return self.recompute_because(graph, FallbackReason::LogOverflow);
-        }
-        let edges = graph.edge_count().max(self.edge_count).max(1) as f64;
-        if changes.edges_told() as f64 > self.options.thresholds.large_batch_share * edges {
-            return self.recompute_because(graph, FallbackReason::LargeBatch);
-        }
-        if changes.is_empty() && n == self.vertex_count() {
-            return Ok(UpdateStats::new(Self::NAME, Ran::Nothing, n));
-        }
+        let plan = self.options.thresholds.plan(
+            self.options.strategy,
+            changes,
+            (n, self.vertex_count()),
+            (graph.edge_count(), self.edge_count),
+        );
+        let limit = match plan {
+            Plan::Recompute(None) => return self.run_static(graph),
+            Plan::Recompute(Some(reason)) => return self.recompute_because(graph, reason),
+            Plan::Nothing => return Ok(UpdateStats::new(Self::NAME, Ran::Nothing, n)),
+            Plan::Incremental { max_invalidated } => max_invalidated,
+        };
         self.tree.grow(n);
         let mut stats = UpdateStats::new(Self::NAME, Ran::Incremental, n);
-        let limit = (self.options.thresholds.invalidated_share * n as f64) as usize;
         let outcome = self.tree.apply(
             UnitWeights(graph),
             graph.in_edges().ok(),
@@ -218,12 +216,8 @@ impl IncrementalKernel for DynamicBfs {
     }
 
     fn log_limit(&self) -> Option<usize> {
-        match self.options.strategy {
-            PathStrategy::Recompute => Some(0),
-            PathStrategy::Incremental => Some(
-                ((self.options.thresholds.large_batch_share * self.edge_count as f64) as usize)
-                    .saturating_add(1),
-            ),
-        }
+        self.options
+            .thresholds
+            .log_limit(self.options.strategy, self.edge_count)
     }
 }

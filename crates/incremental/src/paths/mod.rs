@@ -8,6 +8,7 @@ mod tree;
 pub use bfs::{DynamicBfs, DynamicBfsOptions};
 pub use sssp::{DynamicSssp, DynamicSsspOptions};
 
+use crate::ChangeLog;
 use crate::maintained::FallbackReason;
 use dyngraph_core::{Error, Result};
 use tree::GaveUp;
@@ -48,13 +49,67 @@ impl PathThresholds {
             ("large batch share", self.large_batch_share),
             ("invalidated share", self.invalidated_share),
         ] {
-            if !(share >= 0.0) {
+            if share.is_nan() || share < 0.0 {
                 return Err(Error::InvalidArgument(format!(
                     "{what} {share} must be non-negative"
                 )));
             }
         }
         Ok(())
+    }
+}
+
+/// What a BFS or SSSP update does, decided before it touches the tree.
+pub(crate) enum Plan {
+    /// The static kernel, for this reason (`None`: the strategy asks).
+    Recompute(Option<FallbackReason>),
+    /// Nothing changed.
+    Nothing,
+    /// The incremental repair, giving up past this many invalidated
+    /// vertices.
+    Incremental {
+        /// The invalidation limit.
+        max_invalidated: usize,
+    },
+}
+
+impl PathThresholds {
+    /// The plan for `changes` on a graph of `vertices` vertices and `edges`
+    /// edges (`edges_before` at the last update, `vertices_before`
+    /// covered).
+    pub(crate) fn plan(
+        &self,
+        strategy: PathStrategy,
+        changes: &ChangeLog,
+        (vertices, vertices_before): (usize, usize),
+        (edges, edges_before): (u64, u64),
+    ) -> Plan {
+        if strategy == PathStrategy::Recompute {
+            return Plan::Recompute(None);
+        }
+        if changes.overflowed() {
+            return Plan::Recompute(Some(FallbackReason::LogOverflow));
+        }
+        let edges = edges.max(edges_before).max(1) as f64;
+        if changes.edges_told() as f64 > self.large_batch_share * edges {
+            return Plan::Recompute(Some(FallbackReason::LargeBatch));
+        }
+        if changes.is_empty() && vertices == vertices_before {
+            return Plan::Nothing;
+        }
+        Plan::Incremental {
+            max_invalidated: (self.invalidated_share * vertices as f64) as usize,
+        }
+    }
+
+    /// The log limit of a kernel with these thresholds on `edges` edges.
+    pub(crate) fn log_limit(&self, strategy: PathStrategy, edges: u64) -> Option<usize> {
+        match strategy {
+            PathStrategy::Recompute => Some(0),
+            PathStrategy::Incremental => {
+                Some(((self.large_batch_share * edges as f64) as usize).saturating_add(1))
+            }
+        }
     }
 }
 

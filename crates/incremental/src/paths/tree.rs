@@ -277,7 +277,8 @@ impl<D: Distance> Tree<D> {
         stats: &mut UpdateStats,
     ) -> bool {
         let (du, dv) = (self.dist[u as usize], self.dist[v as usize]);
-        if !(du < dv) {
+        // Distances are never NaN (NaN weights are refused).
+        if du >= dv {
             return false;
         }
         for (w, weight) in weights.out_neighbors_weighted(u) {
@@ -303,7 +304,7 @@ impl<D: Distance> Tree<D> {
         for w in incoming.in_neighbors(v) {
             stats.edges_scanned += 1;
             let dw = self.dist[w as usize];
-            if !(dw < dv) || self.invalid.is_marked(w, invalid_epoch) {
+            if dw >= dv || self.invalid.is_marked(w, invalid_epoch) {
                 continue;
             }
             let found = if D::UNIT {
