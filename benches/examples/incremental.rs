@@ -20,7 +20,7 @@
 
 use dyngraph_benches::incremental::{
     BatchKind, Cell, ExactStates, Input, base_store, exact_rows, inputs, measure_exact,
-    measure_pagerank, pagerank_rows,
+    measure_pagerank, one_edge_region, pagerank_rows,
 };
 use dyngraph_benches::sahu::bench_data_dir;
 use dyngraph_core::{Graph, VertexId};
@@ -152,6 +152,18 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
     };
     let exact =
         (want("cc") || want("bfs") || want("sssp")).then(|| ExactStates::new(&store, source));
+    if want("pr") {
+        let (relative, absolute) = one_edge_region(input, &store);
+        println!(
+            "one inserted edge moves the exact ranks of {:.1} % / {:.1} % / {:.1} % of the vertices \
+             by more than 1e-4 / 1e-6 / 1e-8 of their rank, {:.1} % / {:.1} % by more than 1e-9 / 1e-11",
+            relative[0] * 100.0,
+            relative[1] * 100.0,
+            relative[2] * 100.0,
+            absolute[0] * 100.0,
+            absolute[1] * 100.0
+        );
+    }
     for &kind in &config.kinds {
         if want("pr") {
             let mut rows: Vec<&'static str> = pagerank_rows().iter().map(|(n, _)| *n).collect();

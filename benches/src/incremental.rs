@@ -14,7 +14,7 @@ use dyngraph_core::{Edge, FromEdges, GraphUpdate, StoreOptions, VertexId, Weight
 use dyngraph_incremental::{
     ComponentsStrategy, DynamicBfs, DynamicBfsOptions, DynamicComponents, DynamicComponentsOptions,
     DynamicPageRank, DynamicPageRankOptions, DynamicSssp, DynamicSsspOptions, IncrementalKernel,
-    Maintained, PageRankStrategy, PathStrategy, PathThresholds, pagerank_error,
+    Maintained, PageRankStrategy, PathStrategy, PathThresholds, pagerank_error, reference_pagerank,
 };
 use dyngraph_kernels::{PageRankOptions, pagerank};
 use dyngraph_loader::{ArrivalOrder, Generator};
@@ -391,6 +391,32 @@ pub fn measure_pagerank(
         cell.l1 = cell.l1.max(error.l1);
     }
     cells
+}
+
+/// How far one inserted edge's effect on the exact ranks reaches: the
+/// share of vertices whose rank moves by more than each relative bound
+/// (`1e-4`, `1e-6`, `1e-8`) and by more than each absolute bound (`1e-9`,
+/// `1e-11`) when the first edge of an insertion batch goes in. A frontier
+/// method that keeps every rank within a bound must touch at least the
+/// vertices past it.
+pub fn one_edge_region(input: &Input, store: &Store) -> ([f64; 3], [f64; 2]) {
+    let before = reference_pagerank(store, 0.85);
+    let mut store = store.clone();
+    let (inserted, _) = Batches::new(input, 0x0E).next_batch(BatchKind::Insertions, 1);
+    apply(&mut store, &inserted, &[]);
+    let after = reference_pagerank(&store, 0.85);
+    let n = after.len().max(1) as f64;
+    let share = |test: &dyn Fn(f64, f64) -> bool| {
+        let moved = after
+            .iter()
+            .zip(before.iter().chain(std::iter::repeat(&0.0)))
+            .filter(|&(&a, &b)| test(a, b))
+            .count();
+        moved as f64 / n
+    };
+    let relative = [1e-4, 1e-6, 1e-8].map(|bound| share(&|a, b| (a - b).abs() > bound * a));
+    let absolute = [1e-9, 1e-11].map(|bound| share(&|a, b| (a - b).abs() > bound));
+    (relative, absolute)
 }
 
 /// The three exact kernels, each in its three rows.

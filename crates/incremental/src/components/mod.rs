@@ -69,7 +69,7 @@ impl Default for DynamicComponentsOptions {
             strategy: ComponentsStrategy::Incremental,
             large_insert_share: 0.25,
             large_delete_share: 0.01,
-            search_budget_share: 0.02,
+            search_budget_share: 0.05,
             afforest: ComponentsOptions::default(),
         }
     }

@@ -1,38 +1,6 @@
-//! A shortest-path tree from one source, repaired after a batch: the
-//! engine behind [`crate::DynamicBfs`] (unit weights, `u32` depths) and
-//! [`crate::DynamicSssp`] (`f32` weights and distances).
-//!
-//! # Deletions: KickStarter-style trimming
-//!
-//! A deleted edge `u -> v` matters only when it was `v`'s tree edge
-//! (`parent[v] == u`). Such a `v` is a *suspect*. Suspects are settled in
-//! increasing distance: a suspect keeps its distance if some edge still
-//! gives it that distance from a vertex strictly closer to the source that
-//! is not invalidated (its parent over another copy of the edge, or
-//! another in-neighbour: KickStarter's trimming, which spares the subtree
-//! of a vertex with a second parent at the same distance). Otherwise it is
-//! invalidated (distance ∞) and its tree children become suspects. A
-//! vertex strictly closer than the suspect being settled can never be
-//! invalidated later (every later suspect is at least as far), so the
-//! parent found is final. Requiring *strictly* closer keeps the tree
-//! acyclic with zero-weight edges (such a vertex is invalidated and
-//! repaired instead).
-//!
-//! # Repair and insertions
-//!
-//! Every invalidated vertex is then offered the best distance through its
-//! in-neighbours that stayed valid, every source of an inserted edge
-//! relaxes its out-edges, and a Dijkstra pass (binary heap, keyed by
-//! distance) propagates from there. Distances of vertices never touched
-//! were exact before the batch and are upper bounds after it, so the pass
-//! ends with every distance exact: the same values the static kernels
-//! compute, `f32` sums included (the tree's sums are the same `f32`
-//! additions along the same shortest paths).
-//!
-//! The store is read for every decision (whether an edge is still there,
-//! its weight), never the log: a delete may have removed nothing, a
-//! simple-graph insert may have added nothing, an edge may be inserted
-//! and deleted in one log.
+//! The shortest-path tree engine behind [`crate::DynamicBfs`] and
+//! [`crate::DynamicSssp`]; the algorithm is described in the docs of
+//! [`crate::paths`].
 
 use crate::ChangeLog;
 use crate::maintained::UpdateStats;
