@@ -14,7 +14,8 @@
 //! uniform `2^N` vertices, default 20), `--inputs kron,math,...`,
 //! `--kinds insertions,deletions,mixed`, `--kernels pr,cc,bfs,sssp`,
 //! `--repeat R` (batches per size, default 3), `--largest E` (largest batch
-//! `10^E |E|`, default -1), `--out DIR` (default
+//! `10^E |E|`, default -1), `--frontier-tolerance X` (`τ_f` and `τ_p` of
+//! the DF and DF-P rows, default the crate's), `--out DIR` (default
 //! `target/bench-data/incremental`). Writes `incremental.csv` and one
 //! log-log SVG of time against batch size per kernel, input and kind.
 
@@ -38,6 +39,7 @@ struct Config {
     kernels: Vec<String>,
     repeat: usize,
     largest: i32,
+    frontier_tolerance: Option<f64>,
     out: PathBuf,
 }
 
@@ -49,6 +51,7 @@ fn config() -> Config {
         kernels: ["pr", "cc", "bfs", "sssp"].map(String::from).to_vec(),
         repeat: 3,
         largest: -1,
+        frontier_tolerance: None,
         out: bench_data_dir().join("incremental"),
     };
     let mut args = std::env::args().skip(1);
@@ -73,6 +76,9 @@ fn config() -> Config {
             "--repeat" => config.repeat = value().parse().expect("--repeat R"),
             "--largest" => config.largest = value().parse().expect("--largest E"),
             "--out" => config.out = PathBuf::from(value()),
+            "--frontier-tolerance" => {
+                config.frontier_tolerance = Some(value().parse().expect("--frontier-tolerance X"))
+            }
             "--bench" => {}
             other => panic!("unknown option {other} (see the example's docs)"),
         }
@@ -143,7 +149,7 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
     let sizes = input.batch_sizes(config.largest);
     let want = |kernel: &str| config.kernels.iter().any(|k| k == kernel);
     let pagerank_states: Vec<Maintained<DynamicPageRank>> = if want("pr") {
-        pagerank_rows()
+        pagerank_rows(config.frontier_tolerance)
             .into_iter()
             .map(|(_, options)| Maintained::new(&store, options).expect("pagerank"))
             .collect()
@@ -166,7 +172,10 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
     }
     for &kind in &config.kinds {
         if want("pr") {
-            let mut rows: Vec<&'static str> = pagerank_rows().iter().map(|(n, _)| *n).collect();
+            let mut rows: Vec<&'static str> = pagerank_rows(config.frontier_tolerance)
+                .iter()
+                .map(|(n, _)| *n)
+                .collect();
             rows.push("gapbs-20 (f32)");
             let mut columns = Vec::new();
             for &(exponent, size) in &sizes {

@@ -322,10 +322,22 @@ impl Cell {
 /// the sweep fallback, as in his papers), DF-P with this crate's default
 /// fallback, and the static GAPBS kernel (`f32`, 20 iterations, timed
 /// only: a different tolerance).
-pub fn pagerank_rows() -> Vec<(&'static str, DynamicPageRankOptions)> {
+/// `frontier_tolerance` sets DF's and DF-P's `τ_f` and `τ_p` (the
+/// defaults when `None`).
+pub fn pagerank_rows(
+    frontier_tolerance: Option<f64>,
+) -> Vec<(&'static str, DynamicPageRankOptions)> {
+    let defaults = DynamicPageRankOptions::default();
+    let tolerance = frontier_tolerance.unwrap_or(defaults.frontier_tolerance);
+    let tuned = DynamicPageRankOptions {
+        frontier_tolerance: tolerance,
+        prune_tolerance: tolerance,
+        ..defaults
+    };
     let plain = |strategy| DynamicPageRankOptions {
+        strategy,
         full_sweep_share: f64::INFINITY,
-        ..DynamicPageRankOptions::with_strategy(strategy)
+        ..tuned.clone()
     };
     vec![
         ("static", plain(PageRankStrategy::Static)),
@@ -333,7 +345,7 @@ pub fn pagerank_rows() -> Vec<(&'static str, DynamicPageRankOptions)> {
         ("traversal", plain(PageRankStrategy::DynamicTraversal)),
         ("DF", plain(PageRankStrategy::DynamicFrontier)),
         ("DF-P", plain(PageRankStrategy::DynamicFrontierPruned)),
-        ("DF-P+fallback", DynamicPageRankOptions::default()),
+        ("DF-P+fallback", tuned.clone()),
     ]
 }
 

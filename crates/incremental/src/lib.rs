@@ -84,3 +84,14 @@ use dyngraph_core::{InEdges, Result};
 pub(crate) fn ensure_in_edges<G: InEdges>(graph: &G) -> Result<()> {
     graph.in_edges().map(|_| ())
 }
+
+/// Runs `work` on a pool thread when `parallel` (one hand-off for the whole
+/// update, as the static kernels do), in place otherwise: a small update
+/// never wakes the pool.
+pub(crate) fn on_pool_if<R: Send>(parallel: bool, work: impl FnOnce() -> R + Send) -> R {
+    if parallel && rayon::current_thread_index().is_none() {
+        rayon::scope(|_| work())
+    } else {
+        work()
+    }
+}

@@ -22,7 +22,7 @@ mod search;
 
 use crate::ChangeLog;
 use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
-use crate::pagerank::on_pool_if;
+use crate::on_pool_if;
 use crate::scratch::Stamps;
 use dyngraph_core::{Edge, Error, ReadGraph, Result, VertexId};
 use dyngraph_kernels::{

@@ -2,9 +2,10 @@
 //! with pruning (DF-P).
 
 use super::sweep::GRAIN;
-use super::{DynamicPageRank, PageRankStrategy, on_pool_if};
+use super::{DynamicPageRank, PageRankStrategy};
 use crate::ChangeLog;
 use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
+use crate::on_pool_if;
 use dyngraph_core::{InNeighbors, OutNeighbors, ReadGraph, Result, VertexId};
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;

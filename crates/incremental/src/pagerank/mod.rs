@@ -64,7 +64,7 @@ pub use verify::{PageRankError, pagerank_error, reference_pagerank, verify_pager
 
 use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
 use crate::scratch::{F64Cells, Stamps};
-use crate::{ChangeLog, ensure_in_edges};
+use crate::{ChangeLog, ensure_in_edges, on_pool_if};
 use dyngraph_core::{Error, ReadGraph, Result, VertexId};
 use dyngraph_kernels::PageRankMethod;
 use rayon::prelude::*;
@@ -537,16 +537,5 @@ impl IncrementalKernel for DynamicPageRank {
                     .saturating_add(1),
             ),
         }
-    }
-}
-
-/// Runs `work` on a pool thread when `parallel` (one hand-off for the whole
-/// update, as the static kernels do), in place otherwise: a small update
-/// never wakes the pool.
-pub(crate) fn on_pool_if<R: Send>(parallel: bool, work: impl FnOnce() -> R + Send) -> R {
-    if parallel && rayon::current_thread_index().is_none() {
-        rayon::scope(|_| work())
-    } else {
-        work()
     }
 }

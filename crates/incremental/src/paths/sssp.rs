@@ -4,7 +4,7 @@ use super::tree::Tree;
 use super::{PathStrategy, PathThresholds, Plan};
 use crate::ChangeLog;
 use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
-use crate::pagerank::on_pool_if;
+use crate::on_pool_if;
 use dyngraph_core::{ReadGraph, Result, UnitWeights, VertexId, Weight, WeightedOutNeighbors};
 use dyngraph_kernels::{NO_PARENT, SsspOptions, SsspResult, SsspWeights, sssp};
 use rayon::prelude::*;
