@@ -4,6 +4,7 @@
 //! the same graph.
 #![deny(missing_docs)]
 
+pub mod incremental;
 pub mod replay;
 pub mod sahu;
 

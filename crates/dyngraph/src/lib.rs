@@ -146,6 +146,8 @@ pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 pub use dyngraph_dist as dist;
 #[cfg(feature = "durable")]
 pub use dyngraph_durable as durable;
+#[cfg(feature = "incremental")]
+pub use dyngraph_incremental as incremental;
 #[cfg(feature = "kernels")]
 pub use dyngraph_kernels as kernels;
 #[cfg(feature = "loader")]

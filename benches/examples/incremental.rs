@@ -1,0 +1,429 @@
+//! Sahu's dynamic PageRank tables (static, naive-dynamic, dynamic
+//! traversal, DF, DF-P), and the same for maintained CC, BFS and SSSP, on
+//! sx-mathoverflow and CollegeMsg as temporal streams and Kronecker and
+//! uniform graphs with random batches: batch sizes `10^-7 |E|` to
+//! `10^-1 |E|`, insertions, deletions and a mix; time and error per row.
+//!
+//! ```text
+//! cargo run --release -p dyngraph-benches --example incremental -- --quick
+//! cargo run --release -p dyngraph-benches --example incremental            # scale 20, full
+//! ```
+//!
+//! Options: `--quick` (scale 14, 2 batches per size, sizes up to
+//! `10^-2 |E|`: about a minute on 2 cores), `--scale N` (Kronecker and
+//! uniform `2^N` vertices, default 20), `--inputs kron,math,...`,
+//! `--kinds insertions,deletions,mixed`, `--kernels pr,cc,bfs,sssp`,
+//! `--repeat R` (batches per size, default 3), `--largest E` (largest batch
+//! `10^E |E|`, default -1), `--frontier-tolerance X` (`τ_f` and `τ_p` of
+//! the DF and DF-P rows, default the crate's), `--out DIR` (default
+//! `target/bench-data/incremental`). Writes `incremental.csv` and one
+//! log-log SVG of time against batch size per kernel, input and kind.
+
+use dyngraph::core::{Graph, VertexId};
+use dyngraph::incremental::{DynamicPageRank, Maintained};
+use dyngraph::loader::AtomicFile;
+use dyngraph_benches::incremental::{
+    BatchKind, Cell, ExactStates, Input, base_store, exact_rows, inputs, measure_exact,
+    measure_pagerank, one_edge_region, pagerank_rows,
+};
+use dyngraph_benches::sahu::bench_data_dir;
+use plotters::prelude::*;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+struct Config {
+    scale: u32,
+    inputs: Option<String>,
+    kinds: Vec<BatchKind>,
+    kernels: Vec<String>,
+    repeat: usize,
+    largest: i32,
+    frontier_tolerance: Option<f64>,
+    out: PathBuf,
+}
+
+fn config() -> Config {
+    let mut config = Config {
+        scale: 20,
+        inputs: None,
+        kinds: BatchKind::ALL.to_vec(),
+        kernels: ["pr", "cc", "bfs", "sssp"].map(String::from).to_vec(),
+        repeat: 3,
+        largest: -1,
+        frontier_tolerance: None,
+        out: bench_data_dir().join("incremental"),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
+        match arg.as_str() {
+            "--quick" => {
+                config.scale = 14;
+                config.repeat = 2;
+                config.largest = -2;
+            }
+            "--scale" => config.scale = value().parse().expect("--scale N"),
+            "--inputs" => config.inputs = Some(value()),
+            "--kinds" => {
+                let list = value();
+                config.kinds = BatchKind::ALL
+                    .into_iter()
+                    .filter(|k| list.split(',').any(|w| k.as_str().starts_with(w.trim())))
+                    .collect();
+            }
+            "--kernels" => config.kernels = value().split(',').map(String::from).collect(),
+            "--repeat" => config.repeat = value().parse().expect("--repeat R"),
+            "--largest" => config.largest = value().parse().expect("--largest E"),
+            "--out" => config.out = PathBuf::from(value()),
+            "--frontier-tolerance" => {
+                config.frontier_tolerance = Some(value().parse().expect("--frontier-tolerance X"))
+            }
+            "--bench" => {}
+            other => panic!("unknown option {other} (see the example's docs)"),
+        }
+    }
+    config
+}
+
+/// One measured row, for the CSV and the plots.
+struct Record {
+    input: String,
+    kind: BatchKind,
+    exponent: i32,
+    batch: usize,
+    kernel: &'static str,
+    row: &'static str,
+    cell: Cell,
+    speedup: f64,
+}
+
+fn main() {
+    let config = config();
+    std::fs::create_dir_all(&config.out).expect("output directory");
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "# incremental analytics, {} threads, load average {}",
+        rayon::current_num_threads(),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let mut records = Vec::new();
+    for input in inputs(config.scale, config.inputs.as_deref()) {
+        run_input(&config, &input, &mut records);
+    }
+    write_csv(&config.out.join("incremental.csv"), &records);
+    plot_all(&config.out, &records);
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "# done; load average {}; results in {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
+        config.out.display()
+    );
+}
+
+fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
+    let store = base_store(input);
+    let source: VertexId = input.edges[0].src;
+    println!(
+        "\n## {}: {} vertices, {} edges in the base graph ({}; {} batches)",
+        input.name,
+        store.vertex_count(),
+        store.edge_count(),
+        if input.weighted {
+            "weighted"
+        } else {
+            "unweighted"
+        },
+        if input.temporal {
+            "temporal: next and oldest arrivals"
+        } else {
+            "random"
+        }
+    );
+    let sizes = input.batch_sizes(config.largest);
+    let want = |kernel: &str| config.kernels.iter().any(|k| k == kernel);
+    let pagerank_states: Vec<Maintained<DynamicPageRank>> = if want("pr") {
+        pagerank_rows(config.frontier_tolerance)
+            .into_iter()
+            .map(|(_, options)| Maintained::new(&store, options).expect("pagerank"))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let exact =
+        (want("cc") || want("bfs") || want("sssp")).then(|| ExactStates::new(&store, source));
+    if want("pr") {
+        let (relative, absolute) = one_edge_region(input, &store);
+        println!(
+            "one inserted edge moves the exact ranks of {:.1} % / {:.1} % / {:.1} % of the vertices \
+             by more than 1e-4 / 1e-6 / 1e-8 of their rank, {:.1} % / {:.1} % by more than 1e-9 / 1e-11",
+            relative[0] * 100.0,
+            relative[1] * 100.0,
+            relative[2] * 100.0,
+            absolute[0] * 100.0,
+            absolute[1] * 100.0
+        );
+    }
+    for &kind in &config.kinds {
+        if want("pr") {
+            let mut rows: Vec<&'static str> = pagerank_rows(config.frontier_tolerance)
+                .iter()
+                .map(|(n, _)| *n)
+                .collect();
+            rows.push("gapbs-20 (f32)");
+            let mut columns = Vec::new();
+            for &(exponent, size) in &sizes {
+                let repeat = repeat_for(config.repeat, exponent);
+                let cells = measure_pagerank(input, &store, &pagerank_states, kind, size, repeat);
+                columns.push((exponent, size, cells));
+            }
+            table(input, kind, "PageRank", &rows, &columns, true);
+            collect(input, kind, "pr", &rows, columns, records);
+        }
+        if let Some(exact) = &exact {
+            let rows: Vec<&'static str> = exact_rows().iter().map(|(n, _, _)| *n).collect();
+            let mut per_kernel: [Vec<(i32, usize, Vec<Cell>)>; 3] = Default::default();
+            for &(exponent, size) in &sizes {
+                let repeat = repeat_for(config.repeat, exponent);
+                let [cc, bfs, sssp] = measure_exact(input, &store, exact, kind, size, repeat);
+                per_kernel[0].push((exponent, size, cc));
+                per_kernel[1].push((exponent, size, bfs));
+                per_kernel[2].push((exponent, size, sssp));
+            }
+            for ((kernel, title), columns) in [("cc", "CC"), ("bfs", "BFS"), ("sssp", "SSSP")]
+                .into_iter()
+                .zip(per_kernel)
+            {
+                if want(kernel) {
+                    table(input, kind, title, &rows, &columns, false);
+                    collect(input, kind, kernel, &rows, columns, records);
+                }
+            }
+        }
+    }
+}
+
+/// Fewer batches at the largest sizes (each one costs a static run).
+fn repeat_for(repeat: usize, exponent: i32) -> usize {
+    if exponent >= -2 {
+        repeat.min(2)
+    } else {
+        repeat
+    }
+}
+
+fn table(
+    input: &Input,
+    kind: BatchKind,
+    kernel: &str,
+    rows: &[&str],
+    columns: &[(i32, usize, Vec<Cell>)],
+    pagerank: bool,
+) {
+    let mut out = String::new();
+    let header = |out: &mut String, what: &str| {
+        let _ = write!(out, "{:<16}", format!("{what}"));
+        for (exponent, size, _) in columns {
+            let _ = write!(out, "{:>14}", format!("1e{exponent} ({size})"));
+        }
+        out.push('\n');
+    };
+    let _ = writeln!(out, "\n### {} {kernel}, {}", input.name, kind.as_str());
+    header(&mut out, "time (ms)");
+    for (r, row) in rows.iter().enumerate() {
+        let _ = write!(out, "{row:<16}");
+        for (_, _, cells) in columns {
+            let cell = &cells[r];
+            let mark = if cell.fell_back > 0 { "*" } else { " " };
+            let _ = write!(out, "{:>13.3}{mark}", cell.median() * 1e3);
+        }
+        out.push('\n');
+    }
+    header(
+        &mut out,
+        if pagerank {
+            "L∞ vs static"
+        } else {
+            "wrong vertices"
+        },
+    );
+    for (r, row) in rows.iter().enumerate().skip(1) {
+        let _ = write!(out, "{row:<16}");
+        for (_, _, cells) in columns {
+            let _ = write!(out, "{:>14}", format!("{:.1e}", cells[r].linf));
+        }
+        out.push('\n');
+    }
+    header(&mut out, "speedup");
+    for (r, row) in rows.iter().enumerate().skip(1) {
+        let _ = write!(out, "{row:<16}");
+        for (_, _, cells) in columns {
+            let speedup = cells[0].median() / cells[r].median();
+            let _ = write!(out, "{:>14}", format!("{speedup:.2}x"));
+        }
+        out.push('\n');
+    }
+    header(&mut out, "touched/|V|");
+    for (r, row) in rows.iter().enumerate() {
+        let _ = write!(out, "{row:<16}");
+        for (_, _, cells) in columns {
+            let _ = write!(out, "{:>14}", format!("{:.2e}", cells[r].touched));
+        }
+        out.push('\n');
+    }
+    out.push_str("(* an update of the row fell back to a full computation)\n");
+    print!("{out}");
+    let _ = std::io::stdout().flush();
+}
+
+fn collect(
+    input: &Input,
+    kind: BatchKind,
+    kernel: &'static str,
+    rows: &[&'static str],
+    columns: Vec<(i32, usize, Vec<Cell>)>,
+    records: &mut Vec<Record>,
+) {
+    for (exponent, batch, cells) in columns {
+        let static_time = cells[0].median();
+        for (r, cell) in cells.into_iter().enumerate() {
+            records.push(Record {
+                input: input.name.clone(),
+                kind,
+                exponent,
+                batch,
+                kernel,
+                row: rows[r],
+                speedup: static_time / cell.median(),
+                cell,
+            });
+        }
+    }
+}
+
+fn write_csv(path: &Path, records: &[Record]) {
+    let mut text = String::from(
+        "input,kind,exponent,batch,kernel,row,median_ms,speedup_vs_static,linf_or_wrong,l1,fell_back,touched_per_vertex\n",
+    );
+    for r in records {
+        let _ = writeln!(
+            text,
+            "{},{},{},{},{},{},{:.6},{:.3},{:e},{:e},{},{:e}",
+            r.input,
+            r.kind.as_str(),
+            r.exponent,
+            r.batch,
+            r.kernel,
+            r.row,
+            r.cell.median() * 1e3,
+            r.speedup,
+            r.cell.linf,
+            r.cell.l1,
+            r.cell.fell_back,
+            r.cell.touched
+        );
+    }
+    write_whole(path, text.as_bytes());
+}
+
+fn write_whole(path: &Path, bytes: &[u8]) {
+    let mut file = AtomicFile::create(path).unwrap_or_else(|e| panic!("{e}"));
+    file.write_all(bytes)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    file.commit().unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// One log-log chart per kernel, input and kind: a line per row.
+fn plot_all(out: &Path, records: &[Record]) {
+    let mut groups: Vec<(String, BatchKind, &'static str)> = records
+        .iter()
+        .map(|r| (r.input.clone(), r.kind, r.kernel))
+        .collect();
+    groups.dedup();
+    for (input, kind, kernel) in groups {
+        let chosen: Vec<&Record> = records
+            .iter()
+            .filter(|r| r.input == input && r.kind == kind && r.kernel == kernel)
+            .collect();
+        let path = out.join(format!(
+            "incremental-{kernel}-{input}-{}.svg",
+            kind.as_str()
+        ));
+        let title = format!("{kernel} on {input}, {}: time per update", kind.as_str());
+        if let Err(e) = plot(&path, &title, &chosen) {
+            eprintln!("{}: {e}", path.display());
+        }
+    }
+}
+
+fn plot(path: &Path, title: &str, records: &[&Record]) -> Result<(), Box<dyn std::error::Error>> {
+    let mut rows: Vec<&str> = records.iter().map(|r| r.row).collect();
+    rows.dedup();
+    let series: Vec<(&str, Vec<(f64, f64)>)> = rows
+        .iter()
+        .map(|row| {
+            let points = records
+                .iter()
+                .filter(|r| r.row == *row && r.cell.median() > 0.0)
+                .map(|r| (r.batch as f64, r.cell.median()))
+                .collect();
+            (*row, points)
+        })
+        .collect();
+    let all = series.iter().flat_map(|(_, p)| p.iter());
+    let (x_max, y_min, y_max) = all.fold((1.0f64, f64::MAX, 0.0f64), |(x, lo, hi), &(bx, t)| {
+        (x.max(bx), lo.min(t), hi.max(t))
+    });
+    if y_max <= 0.0 {
+        return Ok(());
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d(
+                (0.8f64..x_max * 1.25).log_scale(),
+                (y_min * 0.8..y_max * 1.25).log_scale(),
+            )?;
+        chart
+            .configure_mesh()
+            .x_desc("batch size (edges)")
+            .y_desc("time per update (s)")
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .x_label_formatter(&|x| format!("{x:.0e}"))
+            .draw()?;
+        for (index, (name, points)) in series.iter().enumerate() {
+            let color = Palette99::pick(index).to_rgba();
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    color.stroke_width(2),
+                ))?
+                .label(*name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .border_style(BLACK)
+            .background_style(WHITE.mix(0.9))
+            .draw()?;
+        root.present()?;
+    }
+    write_whole(path, svg.as_bytes());
+    Ok(())
+}
