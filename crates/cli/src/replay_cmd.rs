@@ -10,8 +10,8 @@ use dyngraph::core::Semantics;
 use dyngraph::durable::SyncPolicy;
 use dyngraph::kernels::KernelName;
 use dyngraph::replay::{
-    Choice, GapPolicyKind, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report, StoreKind,
-    StoreSettings, Window,
+    Choice, GapPolicyKind, KernelMode, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report,
+    StoreKind, StoreSettings, Window,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -96,6 +96,16 @@ pub(crate) struct ReplayArgs {
     #[arg(long = "kernel", value_enum, value_delimiter = ',')]
     kernels: Vec<KernelName>,
 
+    /// How the kernels run at each checkpoint: `static` from scratch,
+    /// `incremental` maintained across batches (pr, cc, bfs, sssp; the
+    /// others from scratch), or `both` side by side with the difference.
+    #[arg(long, value_enum, default_value = "static")]
+    mode: KernelMode,
+
+    /// Shorthand for `--mode incremental`.
+    #[arg(long, conflicts_with = "mode")]
+    incremental: bool,
+
     /// Run the kernels every this many batches (default: only at the end).
     #[arg(long, value_parser = parse_positive)]
     every: Option<usize>,
@@ -161,6 +171,11 @@ impl ReplayArgs {
             in_edges: self.in_edges,
             weights: self.weights,
             kernels: self.kernels.clone(),
+            mode: if self.incremental {
+                KernelMode::Incremental
+            } else {
+                self.mode
+            },
             every: self.every,
             verify: self.verify,
             source: self.source,

@@ -299,6 +299,7 @@ fn empty_summary<S: DynamicStore>(options: &DistOptions) -> StoreSummary {
         elements_moved: None,
         kernels: BTreeMap::new(),
         kernel_timeline: Vec::new(),
+        maintained: BTreeMap::new(),
         interrupted: false,
         records: Vec::new(),
     }

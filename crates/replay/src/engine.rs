@@ -27,7 +27,7 @@
 
 use crate::Stream;
 use crate::window::{Window, WindowState};
-use dyngraph_core::{DynamicStore, Edge, Result, Semantics, StoreConfig};
+use dyngraph_core::{DynamicStore, Edge, EdgeChunk, Result, Semantics, StoreConfig};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -175,6 +175,10 @@ pub struct StoreSummary {
     pub kernels: BTreeMap<String, KernelSummary>,
     /// Every kernel checkpoint of the replay.
     pub kernel_timeline: Vec<KernelPoint>,
+    /// Kernels maintained across the batches, by name
+    /// ([`crate::KernelMode::Incremental`] or `Both`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub maintained: BTreeMap<String, crate::MaintainedSummary>,
     /// Whether the replay was stopped early.
     pub interrupted: bool,
     /// Every timed group, in order.
@@ -205,6 +209,20 @@ pub trait Observer<S> {
 
     /// Called after each timed group, and once at the end.
     fn after_group(&mut self, store: &S, position: Position) -> Result<()>;
+
+    /// Whether [`Observer::record_batch`] is wanted (the engine skips the
+    /// per-batch calls otherwise).
+    fn wants_batches(&self) -> bool {
+        false
+    }
+
+    /// Called once per batch of a timed group, in order, after the group's
+    /// timer stopped and before [`Observer::after_group`]: the edges the
+    /// batch handed to the store's insert and delete calls (what
+    /// maintained kernels are told about).
+    fn record_batch(&mut self, inserted: &EdgeChunk<'_>, deleted: &[Edge]) {
+        let _ = (inserted, deleted);
+    }
 }
 
 /// An observer that watches nothing.
@@ -226,6 +244,14 @@ impl<S, O: Observer<S> + ?Sized> Observer<S> for &mut O {
     fn after_group(&mut self, store: &S, position: Position) -> Result<()> {
         (**self).after_group(store, position)
     }
+
+    fn wants_batches(&self) -> bool {
+        (**self).wants_batches()
+    }
+
+    fn record_batch(&mut self, inserted: &EdgeChunk<'_>, deleted: &[Edge]) {
+        (**self).record_batch(inserted, deleted);
+    }
 }
 
 /// Two observers, in order.
@@ -240,6 +266,15 @@ impl<S, A: Observer<S>, B: Observer<S>> Observer<S> for (A, B) {
     fn after_group(&mut self, store: &S, position: Position) -> Result<()> {
         self.0.after_group(store, position)?;
         self.1.after_group(store, position)
+    }
+
+    fn wants_batches(&self) -> bool {
+        self.0.wants_batches() || self.1.wants_batches()
+    }
+
+    fn record_batch(&mut self, inserted: &EdgeChunk<'_>, deleted: &[Edge]) {
+        self.0.record_batch(inserted, deleted);
+        self.1.record_batch(inserted, deleted);
     }
 }
 
@@ -367,6 +402,12 @@ pub fn replay<S: DynamicStore>(
         samples.extend(first_batch_seconds.map(|s| s * 1e3));
         edges_inserted += added;
         edges_deleted += removed;
+        if observer.wants_batches() {
+            for (i, b) in (next_batch..group_end).enumerate() {
+                let inserted = stream.chunk(arrival(b)..arrival(b + 1), weighted);
+                observer.record_batch(&inserted, &deletes[delete_starts[i]..delete_starts[i + 1]]);
+            }
+        }
         records.push(GroupRecord {
             batch: next_batch,
             batches: group_end - next_batch,
@@ -414,6 +455,7 @@ pub fn replay<S: DynamicStore>(
         elements_moved: maintenance.map(|m| m.elements_moved),
         kernels: BTreeMap::new(),
         kernel_timeline: Vec::new(),
+        maintained: BTreeMap::new(),
         interrupted,
         records,
     };

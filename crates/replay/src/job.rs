@@ -27,6 +27,7 @@
 
 use crate::checkpoints::KernelCheckpoints;
 use crate::engine::{Observer, Position, ReplayOptions, StoreSummary, replay};
+use crate::maintained::{KernelMode, MaintainedKernels};
 use crate::plan::{Choice, plan};
 use crate::registry::{StoreKind, StoreSettings, StoreVisitor};
 use crate::report::{InputSummary, Report};
@@ -64,6 +65,9 @@ pub struct ReplaySpec {
     pub weights: Choice,
     /// Kernels to run at checkpoints and at the end.
     pub kernels: Vec<KernelName>,
+    /// From scratch at each checkpoint, maintained across batches, or
+    /// both side by side.
+    pub mode: KernelMode,
     /// Run the kernels every this many batches (`None`: at the end only).
     pub every: Option<usize>,
     /// Check every kernel result with its verifier.
@@ -88,6 +92,7 @@ impl ReplaySpec {
             in_edges: Choice::Auto,
             weights: Choice::Auto,
             kernels: Vec::new(),
+            mode: KernelMode::Static,
             every: None,
             verify: false,
             source: None,
@@ -224,15 +229,23 @@ pub fn run_on(
         }
         let (shared, dropped) = kind.fit(plan.options);
         notes.extend(dropped);
-        let mut checkpoints =
-            KernelCheckpoints::new(spec.kernels.clone(), spec.every, spec.verify, source)
-                .with_ids(stream.ids.clone());
+        let from_scratch: Vec<KernelName> = spec
+            .kernels
+            .iter()
+            .copied()
+            .filter(|&k| !spec.mode.maintains(k))
+            .collect();
+        let mut checkpoints = KernelCheckpoints::new(from_scratch, spec.every, spec.verify, source)
+            .with_ids(stream.ids.clone());
+        let mut maintained =
+            MaintainedKernels::new(&spec.kernels, spec.mode, spec.every, spec.verify, source);
         let base = ((stream.len() as f64) * spec.replay.base_percent / 100.0).floor() as u64;
         progress.start(kind, stream.len() as u64 - base);
         let work = ReplayOne {
             stream,
             options: &spec.replay,
             checkpoints: &mut checkpoints,
+            maintained: &mut maintained,
             progress: ProgressObserver { progress, base },
             stop,
         };
@@ -241,6 +254,13 @@ pub fn run_on(
         summary.store = kind.name().to_string();
         summary.kernels = std::mem::take(&mut checkpoints.latest);
         summary.kernel_timeline = std::mem::take(&mut checkpoints.timeline);
+        summary.maintained = std::mem::take(&mut maintained.summaries);
+        verify_failures.extend(
+            maintained
+                .failures
+                .iter()
+                .map(|failure| format!("{}: {failure}", kind.name())),
+        );
         verify_failures.extend(
             checkpoints
                 .failures
@@ -292,6 +312,7 @@ struct ReplayOne<'a> {
     stream: &'a Stream,
     options: &'a ReplayOptions,
     checkpoints: &'a mut KernelCheckpoints,
+    maintained: &'a mut MaintainedKernels,
     progress: ProgressObserver<'a>,
     stop: &'a AtomicBool,
 }
@@ -300,7 +321,10 @@ impl StoreVisitor for ReplayOne<'_> {
     type Output = Result<StoreSummary>;
 
     fn visit<S: DynamicStore + 'static>(self, options: S::Options) -> Result<StoreSummary> {
-        let mut observers = (self.progress, &mut *self.checkpoints);
+        let mut observers = (
+            self.progress,
+            (&mut *self.checkpoints, &mut *self.maintained),
+        );
         let (summary, _store): (StoreSummary, S) = replay(
             options,
             self.stream,

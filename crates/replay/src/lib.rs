@@ -34,6 +34,7 @@
 mod checkpoints;
 mod engine;
 mod job;
+mod maintained;
 mod plan;
 mod registry;
 mod report;
@@ -46,6 +47,7 @@ pub use engine::{
     ReplayOptions, StoreSummary, replay,
 };
 pub use job::{ReplayProgress, ReplaySpec, read_stream, run, run_on};
+pub use maintained::{KernelMode, MaintainedKernels, MaintainedSummary, is_maintainable};
 pub use plan::{Choice, StorePlan, plan};
 pub use registry::{GapPolicyKind, StoreKind, StoreSettings, StoreVisitor};
 pub use report::{CsvRow, InputSummary, Report};

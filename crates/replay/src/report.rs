@@ -128,7 +128,56 @@ impl Report {
                 },
             )?;
         }
-        self.write_kernel_rows(out)
+        self.write_kernel_rows(out)?;
+        self.write_maintained_rows(out)
+    }
+
+    fn write_maintained_rows(&self, out: &mut impl Write) -> io::Result<()> {
+        if self.stores.iter().all(|s| s.maintained.is_empty()) {
+            return Ok(());
+        }
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:<12} {:<6} {:>6} {:>12} {:>12} {:>8} {:>9} {:>9} {:>10} {:>9}",
+            "maintained",
+            "kernel",
+            "checks",
+            "update s",
+            "scratch s",
+            "speedup",
+            "touched",
+            "fallbacks",
+            "max error",
+            "verified"
+        )?;
+        for store in &self.stores {
+            for (kernel, m) in &store.maintained {
+                let optional = |v: Option<f64>, digits: usize| {
+                    v.map_or_else(|| "-".to_string(), |v| format!("{v:.digits$}"))
+                };
+                writeln!(
+                    out,
+                    "{:<12} {:<6} {:>6} {:>12.6} {:>12} {:>8} {:>8.3}% {:>9} {:>10} {:>9}",
+                    store.store,
+                    kernel,
+                    m.checkpoints,
+                    m.seconds,
+                    optional(m.static_seconds, 6),
+                    optional(m.speedup, 1),
+                    m.mean_touched * 100.0,
+                    m.fallbacks,
+                    m.max_error
+                        .map_or_else(|| "-".to_string(), |e| format!("{e:.1e}")),
+                    match m.verified {
+                        Some(true) => "yes",
+                        Some(false) => "NO",
+                        None => "-",
+                    },
+                )?;
+            }
+        }
+        Ok(())
     }
 
     fn write_kernel_rows(&self, out: &mut impl Write) -> io::Result<()> {
