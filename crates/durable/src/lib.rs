@@ -171,15 +171,21 @@
 //! [`Error::MissingCapability`]: dyngraph_core::Error::MissingCapability
 #![deny(missing_docs)]
 
+mod failpoint;
 mod files;
 pub mod format;
+mod lock;
 mod options;
 mod read;
-mod recovery;
+mod side;
 mod stats;
 mod store;
+mod wal;
 
-pub use options::{DurableOptions, SyncPolicy};
-pub use read::{DurableNeighbors, DurableWeightedNeighbors, DurableWeights, NoInEdges};
-pub use stats::{DurableStats, RecoveryReport};
+pub use format::Mark;
+pub use options::{DurableOptions, GroupCommit, SyncPolicy};
+pub use read::{
+    DurableInEdges, DurableNeighbors, DurableWeightedNeighbors, DurableWeights,
+};
+pub use stats::{Commit, DurableStats, RecoveryReport};
 pub use store::DurableVcsr;

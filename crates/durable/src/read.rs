@@ -1,18 +1,19 @@
-//! The store contract: read traits over the mapped edge array and the
+//! The store contract: read traits over the mapped edge arrays and their
 //! edge logs, updates with the sync policy, bulk build, snapshots.
 
 use crate::format::{ID_MASK, LIVE, TAG_MASK};
+use crate::side::Side;
 use crate::{DurableOptions, DurableVcsr};
 use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
     Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
-    MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, UpdateReport, VertexId, Weight,
-    WeightedOutNeighbors, check_limit,
+    InNeighbors, MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, UpdateReport,
+    VertexId, Weight, WeightedOutNeighbors, check_limit,
 };
 use std::ops::Range;
 
-/// The out-neighbours of one vertex: its run in the mapped edge array,
-/// then its edge-log entries in insertion order (DGAP §3.1.3).
+/// The neighbours of one vertex in one edge array: its run in the mapped
+/// array, then its edge-log entries in insertion order (DGAP §3.1.3).
 #[derive(Clone, Debug)]
 pub struct DurableNeighbors<'a> {
     words: &'a [u32],
@@ -26,33 +27,33 @@ pub struct DurableNeighbors<'a> {
 }
 
 impl<'a> DurableNeighbors<'a> {
-    fn new(store: &'a DurableVcsr, v: VertexId) -> Self {
-        let entry = store.vertices[v as usize];
-        let stride = store.stride;
+    fn new(side: &'a Side, v: VertexId) -> Self {
+        let entry = side.vertices[v as usize];
+        let stride = side.stride;
         let at = (entry.start as usize + 1) * stride;
         let chain = if entry.log_count == 0 {
             Vec::new()
         } else {
-            let section = store.section_of(v);
-            let mut chain: Vec<usize> = store
+            let section = side.section_of(v);
+            let mut chain: Vec<usize> = side
                 .log_chain(v)
                 .into_iter()
-                .map(|index| store.log_entry_at(section, index as usize))
+                .map(|index| side.log_entry_at(section, index as usize))
                 .collect();
             chain.reverse();
             chain
         };
         Self {
-            words: store.words(),
+            words: side.words(),
             at,
             end: at + entry.array_len as usize * stride,
             stride,
-            log: store.log_words(),
+            log: side.log_words(),
             chain,
         }
     }
 
-    /// The next live edge as `(destination, weight bits)`.
+    /// The next live edge as `(neighbour, weight bits)`.
     #[inline]
     fn next_raw(&mut self) -> Option<(VertexId, u32)> {
         while self.at < self.end {
@@ -112,7 +113,7 @@ impl Iterator for DurableWeightedNeighbors<'_> {
 
 /// The weights handle of a weighted [`DurableVcsr`].
 #[derive(Clone, Copy, Debug)]
-pub struct DurableWeights<'a>(&'a DurableVcsr);
+pub struct DurableWeights<'a>(&'a Side);
 
 impl<'a> WeightedOutNeighbors for DurableWeights<'a> {
     type WeightedOutNeighbors = DurableWeightedNeighbors<'a>;
@@ -123,30 +124,33 @@ impl<'a> WeightedOutNeighbors for DurableWeights<'a> {
     }
 }
 
-/// The in-edges handle type; never handed out (this store keeps no
-/// in-edges), it exists to name the trait's associated type.
+/// The in-edges handle of a [`DurableVcsr`] built with in-edges: reads the
+/// transposed edge array (`in-edges.dat`), kept in step with the out-edges
+/// by every update and by recovery.
 #[derive(Clone, Copy, Debug)]
-pub struct NoInEdges;
+pub struct DurableInEdges<'a>(&'a Side);
 
-impl dyngraph_core::InNeighbors for NoInEdges {
-    type InNeighbors = std::iter::Empty<VertexId>;
+impl<'a> InNeighbors for DurableInEdges<'a> {
+    type InNeighbors = DurableNeighbors<'a>;
 
-    fn in_degree(self, _: VertexId) -> u64 {
-        unreachable!("DurableVcsr never hands out in-edges")
+    #[inline]
+    fn in_degree(self, v: VertexId) -> u64 {
+        u64::from(self.0.vertices[v as usize].live)
     }
 
-    fn in_neighbors(self, _: VertexId) -> Self::InNeighbors {
-        unreachable!("DurableVcsr never hands out in-edges")
+    #[inline]
+    fn in_neighbors(self, v: VertexId) -> Self::InNeighbors {
+        DurableNeighbors::new(self.0, v)
     }
 }
 
 impl Graph for DurableVcsr {
     fn vertex_count(&self) -> usize {
-        self.vertices.len()
+        self.out.vertices.len()
     }
 
     fn edge_count(&self) -> u64 {
-        self.edge_count
+        self.applied.edges
     }
 
     fn semantics(&self) -> Semantics {
@@ -159,25 +163,29 @@ impl OutNeighbors for DurableVcsr {
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
-        u64::from(self.vertices[v as usize].live)
+        u64::from(self.out.vertices[v as usize].live)
     }
 
     #[inline]
     fn out_neighbors(&self, v: VertexId) -> DurableNeighbors<'_> {
-        DurableNeighbors::new(self, v)
+        DurableNeighbors::new(&self.out, v)
     }
 }
 
 impl InEdges for DurableVcsr {
-    type InEdges<'a> = NoInEdges;
+    type InEdges<'a> = DurableInEdges<'a>;
 
-    /// Always [`Error::MissingCapability`]: the store keeps out-edges only
-    /// (pull kernels push on it instead, and say so).
-    fn in_edges(&self) -> Result<NoInEdges> {
-        Err(Error::missing(
-            <Self as GraphStore>::NAME,
-            Capability::InEdges,
-        ))
+    /// The in-edges when the store was created with
+    /// `StoreOptions::in_edges(true)`, else [`Error::MissingCapability`]
+    /// (pull kernels push instead, and say so).
+    fn in_edges(&self) -> Result<DurableInEdges<'_>> {
+        match &self.inc {
+            Some(inc) => Ok(DurableInEdges(inc)),
+            None => Err(Error::missing(
+                <Self as GraphStore>::NAME,
+                Capability::InEdges,
+            )),
+        }
     }
 }
 
@@ -185,8 +193,8 @@ impl EdgeWeights for DurableVcsr {
     type EdgeWeights<'a> = DurableWeights<'a>;
 
     fn edge_weights(&self) -> Result<DurableWeights<'_>> {
-        if self.stride == 2 {
-            Ok(DurableWeights(self))
+        if self.out.stride == 2 {
+            Ok(DurableWeights(&self.out))
         } else {
             Err(Error::missing(
                 <Self as GraphStore>::NAME,
@@ -207,78 +215,72 @@ impl GraphUpdate for DurableVcsr {
         dst: VertexId,
         weight: Weight,
     ) -> Result<bool> {
-        self.check_usable()?;
+        self.check_writable()?;
         check_limit(self.vertex_limit, [src, dst])?;
-        let added = self.insert_one(src, dst, weight)?;
-        if added {
-            self.after_update()?;
-        }
-        self.after_batch()?;
-        Ok(added)
+        let added = self.insert_one(src, dst, weight);
+        self.finish_call(added)
     }
 
     fn delete_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
-        self.check_usable()?;
-        let removed = self.delete_one(src, dst)?;
-        if removed {
-            self.after_update()?;
-        }
-        self.after_batch()?;
-        Ok(removed)
+        self.check_writable()?;
+        let removed = self.delete_one(src, dst);
+        self.finish_call(removed)
     }
 
     /// Inserts in order; under [`SyncPolicy::EveryBatch`](crate::SyncPolicy)
     /// the whole batch is acknowledged when this returns. An error part-way
     /// (a full disk) leaves the edges before it inserted.
     fn insert_edges<S: EdgeSource + ?Sized>(&mut self, edges: &S) -> Result<UpdateReport> {
-        self.check_usable()?;
+        self.check_writable()?;
         let Some(max) = edges.max_vertex() else {
             return Ok(UpdateReport::default());
         };
         check_limit(self.vertex_limit, [max])?;
-        self.ensure_vertices(max as usize + 1)?;
         let weighted = edges.is_weighted();
-        let mut report = UpdateReport::default();
-        let mut failure = None;
-        edges.for_each_in(0..edges.len(), |s, d, w| {
-            if failure.is_some() {
-                return;
-            }
-            let w = if weighted { w } else { 1.0 };
-            match self.insert_one(s, d, w).and_then(|added| {
-                if added {
-                    self.after_update()?;
+        let result = self.grow_vertices(max as usize + 1).and_then(|()| {
+            let mut report = UpdateReport::default();
+            let mut failure = None;
+            edges.for_each_in(0..edges.len(), |s, d, w| {
+                if failure.is_some() {
+                    return;
                 }
-                Ok(added)
-            }) {
-                Ok(added) => report.edges_added += u64::from(added),
-                Err(e) => failure = Some(e),
-            }
+                let w = if weighted { w } else { 1.0 };
+                match self
+                    .insert_one(s, d, w)
+                    .and_then(|added| self.after_update().map(|()| added))
+                {
+                    Ok(added) => report.edges_added += u64::from(added),
+                    Err(e) => failure = Some(e),
+                }
+            });
+            failure.map_or(Ok(report), Err)
         });
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        self.after_batch()?;
-        Ok(report)
+        self.finish_call(result)
     }
 
     fn delete_edges<S: EdgeSource + ?Sized>(&mut self, edges: &S) -> Result<UpdateReport> {
-        self.check_usable()?;
+        self.check_writable()?;
         let mut report = UpdateReport::default();
+        let mut result = Ok(());
         for i in 0..edges.len() {
             let e = edges.edge(i);
-            if self.delete_one(e.src, e.dst)? {
-                report.edges_removed += 1;
-                self.after_update()?;
+            match self
+                .delete_one(e.src, e.dst)
+                .and_then(|removed| self.after_update().map(|()| removed))
+            {
+                Ok(removed) => report.edges_removed += u64::from(removed),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
             }
         }
-        self.after_batch()?;
-        Ok(report)
+        self.finish_call(result.map(|()| report))
     }
 
     fn add_vertices(&mut self, count: usize) -> Result<Range<VertexId>> {
-        self.check_usable()?;
-        let start = self.vertices.len();
+        self.check_writable()?;
+        let start = self.out.vertices.len();
         let end = start + count;
         if end > self.vertex_limit {
             return Err(Error::VertexLimit {
@@ -287,12 +289,8 @@ impl GraphUpdate for DurableVcsr {
                 limit: self.vertex_limit as u64,
             });
         }
-        self.ensure_vertices(end)?;
-        if count > 0 {
-            self.after_update()?;
-            self.after_batch()?;
-        }
-        Ok(start as VertexId..end as VertexId)
+        let result = self.grow_vertices(end);
+        self.finish_call(result.map(|()| start as VertexId..end as VertexId))
     }
 
     fn vertex_limit(&self) -> usize {
@@ -300,77 +298,37 @@ impl GraphUpdate for DurableVcsr {
     }
 }
 
+impl DurableVcsr {
+    /// The end of an update call, whatever its outcome: what it applied is
+    /// logged (an error part-way keeps the prefix it applied, and that
+    /// prefix must reach the log before anything later), and the policy's
+    /// commit runs when the call succeeded.
+    fn finish_call<T>(&mut self, result: Result<T>) -> Result<T> {
+        match result {
+            Ok(value) => {
+                self.end_call()?;
+                Ok(value)
+            }
+            Err(e) => {
+                // Keep the store able to close under a space limit: the
+                // prefix applied may have changed pages a checkpoint must
+                // save.
+                let _ = self.flush_pending().and_then(|()| self.maybe_checkpoint());
+                Err(e)
+            }
+        }
+    }
+}
+
 impl FromEdges for DurableVcsr {
     type Options = DurableOptions;
 
     /// Creates the store ([`DurableVcsr::create_with`]: in `options.dir`,
-    /// or a fresh temporary directory) and lays `edges` out in one pass: a
-    /// single rewrite at the rewrite density, durable when this returns.
+    /// or a fresh temporary directory) with `edges` laid out in one pass
+    /// (a single rewrite of each array at the rewrite density), durable
+    /// when this returns; a crash before then leaves no store.
     fn from_edges<S: EdgeSource + ?Sized>(edges: &S, options: DurableOptions) -> Result<Self> {
-        let mut store = DurableVcsr::create_with(options)?;
-        store.bulk_load(edges)?;
-        Ok(store)
-    }
-}
-
-impl DurableVcsr {
-    /// Lays `edges` out into an empty store in one rewrite (grouped by
-    /// source, input order kept per vertex, repeats dropped under simple
-    /// semantics).
-    fn bulk_load<S: EdgeSource + ?Sized>(&mut self, edges: &S) -> Result<()> {
-        let n = edges.vertex_bound();
-        check_limit(self.vertex_limit, edges.max_vertex())?;
-        if n == 0 {
-            return Ok(());
-        }
-        let weighted = edges.is_weighted() && self.stride == 2;
-        // Counting sort by source, keeping input order within a source.
-        let mut offsets = vec![0u64; n + 1];
-        edges.for_each_in(0..edges.len(), |s, _, _| offsets[s as usize + 1] += 1);
-        for v in 0..n {
-            offsets[v + 1] += offsets[v];
-        }
-        let mut next = offsets.clone();
-        let mut targets = vec![(0u32, 0u32); edges.len()];
-        edges.for_each_in(0..edges.len(), |s, d, w| {
-            let at = &mut next[s as usize];
-            targets[*at as usize] = (
-                d,
-                if weighted {
-                    w.to_bits()
-                } else {
-                    1f32.to_bits()
-                },
-            );
-            *at += 1;
-        });
-        let mut lengths: Vec<u32> = (0..n)
-            .map(|v| (offsets[v + 1] - offsets[v]) as u32)
-            .collect();
-        if self.semantics == Semantics::Simple {
-            // Keep the first arrival of each (src, dst): compact in place.
-            let mut seen = std::collections::HashSet::new();
-            for v in 0..n {
-                seen.clear();
-                let (from, to) = (offsets[v] as usize, offsets[v + 1] as usize);
-                let mut kept = from;
-                for i in from..to {
-                    if seen.insert(targets[i].0) {
-                        targets[kept] = targets[i];
-                        kept += 1;
-                    }
-                }
-                lengths[v] = (kept - from) as u32;
-            }
-        }
-        let used: u64 = n as u64 + lengths.iter().map(|&l| u64::from(l)).sum::<u64>();
-        let capacity = ((used as f64 / 0.6).ceil() as u64).max(self.capacity());
-        self.rewrite_from(capacity, &lengths, |_, v, out| {
-            let from = offsets[v] as usize;
-            out.extend_from_slice(&targets[from..from + lengths[v] as usize]);
-        })?;
-        self.stats.inserts += self.edge_count;
-        Ok(())
+        DurableVcsr::create_from(options, Some(edges))
     }
 }
 
@@ -394,20 +352,26 @@ impl Snapshots for DurableVcsr {
 impl GraphStore for DurableVcsr {
     const NAME: &'static str = "DurableVcsr";
 
-    /// The DRAM vertex array and section tables plus the mapped lengths of
-    /// the edge array and the edge logs.
+    /// The DRAM vertex arrays and section tables plus the mapped lengths of
+    /// the edge arrays and the edge logs.
     fn memory_bytes(&self) -> usize {
-        self.vertices.capacity() * std::mem::size_of::<crate::store::VertexEntry>()
-            + self.log_used.capacity() * 4
-            + self.log_fresh.capacity()
-            + (self.edges.len() + self.log.len()) as usize
+        self.sides()
+            .map(|s| {
+                s.vertices.capacity() * std::mem::size_of::<crate::side::VertexEntry>()
+                    + s.log_used.capacity() * 4
+                    + s.log_fresh.capacity()
+                    + s.sums.values.capacity() * 4
+                    + (s.edges.len() + s.log.len()) as usize
+            })
+            .sum()
     }
 
     fn maintenance(&self) -> Option<MaintenanceStats> {
+        let stats = self.stats();
         Some(MaintenanceStats {
-            rebalances: self.stats.rebalances + self.stats.rewrites,
-            elements_moved: self.stats.elements_moved,
-            resizes: self.stats.resizes,
+            rebalances: stats.rebalances + stats.rewrites,
+            elements_moved: stats.elements_moved,
+            resizes: stats.resizes,
         })
     }
 }

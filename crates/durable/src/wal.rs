@@ -1,0 +1,583 @@
+//! The write-ahead log: every applied update is appended here as a record,
+//! and a **commit** writes the records buffered since the last one as a
+//! checksummed group at the file's end and `fdatasync`s it, so its cost is
+//! proportional to the bytes of the batch, not to the pages the batch
+//! touched in the arrays. The arrays are written by checkpoints only (see
+//! `store/checkpoint.rs`), after which the log starts afresh.
+//!
+//! Commits come from the calling thread (the synchronous sync policies),
+//! from a background committer thread (group commit, [`GroupCommit`]), or
+//! from a rewrite that must not run ahead of the log. Records are encoded
+//! under one mutex; a group is written under it; `fdatasync` runs outside
+//! it, so updates keep being applied while the disk syncs.
+
+use crate::files::write_atomic;
+use crate::format::wal::{
+    GROUP_HEADER_BYTES, GroupHeader, Record, WAL_HEADER_BYTES, WalHeader, has_zero_run,
+};
+use crate::format::{Mark, WAL_FILE, invalid, io};
+use crate::options::GroupCommit;
+use crate::stats::Commit;
+use dyngraph_core::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// Buffered bytes past which a synchronous policy writes the buffer out
+/// (without a barrier) to bound its memory.
+const WRITE_BEHIND_BYTES: usize = 8 << 20;
+/// Under group commit, an update call waits once this many groups' worth
+/// of updates are buffered: the bound on what a crash may lose.
+const GROUPS_IN_FLIGHT: u64 = 16;
+
+/// Counters of the log, folded into the store's stats.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WalStats {
+    pub(crate) bytes_written: u64,
+    pub(crate) commits: u64,
+    pub(crate) syncs: u64,
+}
+
+#[derive(Debug)]
+struct State {
+    file: Arc<File>,
+    /// Bytes of the file (where the next group goes).
+    end: u64,
+    base: Mark,
+    buffer: Vec<u8>,
+    buffered: u64,
+    first_buffered: Option<Instant>,
+    /// After the last record appended / written to the file / made durable.
+    appended: Mark,
+    written: Mark,
+    durable: Mark,
+    last_commit: Option<Commit>,
+    error: Option<String>,
+    stop: bool,
+    stats: WalStats,
+    /// The group-commit policy while a committer thread runs.
+    group: Option<GroupCommit>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    dir: PathBuf,
+    path: PathBuf,
+    stride: usize,
+    read_only: bool,
+    space_limit: Option<u64>,
+    state: Mutex<State>,
+    /// Wakes the committer (work to do, or stop).
+    wake: Condvar,
+    /// Wakes callers waiting for durability or for buffer room.
+    progress: Condvar,
+}
+
+/// The write-ahead log of a store (see the module docs).
+#[derive(Debug)]
+pub(crate) struct Wal {
+    shared: Arc<Shared>,
+    committer: Option<JoinHandle<()>>,
+}
+
+/// What the log file held at open: its header and the groups to replay.
+#[derive(Debug)]
+pub(crate) struct WalContents {
+    pub(crate) header: WalHeader,
+    /// Each valid group with its payload.
+    pub(crate) groups: Vec<(GroupHeader, Vec<u32>)>,
+    /// Where the valid groups end.
+    pub(crate) valid_end: u64,
+    /// Bytes after them that a power cut tore (never acknowledged).
+    pub(crate) torn_bytes: u64,
+}
+
+fn lock(mutex: &Mutex<State>) -> MutexGuard<'_, State> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Wal {
+    /// Writes a fresh log continuing from `base` (at creation, and at each
+    /// checkpoint): into a temporary file, renamed over the old log.
+    pub(crate) fn write_fresh(dir: &Path, stride: usize, base: Mark) -> Result<()> {
+        let header = WalHeader {
+            stride: stride as u32,
+            base,
+        };
+        write_atomic(dir, WAL_FILE, &header.encode())
+    }
+
+    /// Reads the log in `dir`: the groups that check out, in order, from
+    /// its base. A tail that fails its checks is a torn write (cut) when it
+    /// has the marks of one — a payload past the end of the file, or a run
+    /// of zero bytes no group holds — and nothing valid follows it; anything
+    /// else is damage, refused with the byte offset.
+    pub(crate) fn read(dir: &Path, stride: usize) -> Result<WalContents> {
+        let path = dir.join(WAL_FILE);
+        let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
+        let header = WalHeader::decode(&bytes, &path)?;
+        if header.stride as usize != stride {
+            return Err(invalid(
+                &path,
+                format!(
+                    "records of {} words, but this store's are {stride} words",
+                    header.stride
+                ),
+            ));
+        }
+        let len = bytes.len() as u64;
+        let mut at = WAL_HEADER_BYTES as u64;
+        let mut expected = header.base.lsn + 1;
+        let mut groups = Vec::new();
+        let group_at = |at: u64, expected: u64| -> Option<(GroupHeader, u64)> {
+            let g = GroupHeader::decode(&bytes[at as usize..])?;
+            let start = at + GROUP_HEADER_BYTES as u64;
+            let end = start + u64::from(g.payload_len);
+            let ok = g.first_lsn == expected
+                && g.records > 0
+                && g.payload_len as usize == g.records as usize * stride * 4
+                && end <= len
+                && crc32fast::hash(&bytes[start as usize..end as usize]) == g.payload_crc
+                && g.after.lsn == g.first_lsn + u64::from(g.records) - 1;
+            ok.then_some((g, end))
+        };
+        while at < len {
+            let Some((g, end)) = group_at(at, expected) else {
+                break;
+            };
+            let payload = &bytes[at as usize + GROUP_HEADER_BYTES..end as usize];
+            groups.push((g, bytemuck::pod_collect_to_vec(payload)));
+            expected += u64::from(g.records);
+            at = end;
+        }
+        let valid_end = at;
+        let tail = &bytes[at as usize..];
+        let torn_bytes = tail.len() as u64;
+        if !tail.iter().all(|&b| b == 0) {
+            // A valid header whose payload runs past the end: cut short.
+            let short = GroupHeader::decode(tail).is_some_and(|g| {
+                at + (GROUP_HEADER_BYTES as u64) + u64::from(g.payload_len) > len
+            });
+            let later_valid = (at + 1..len).any(|from| {
+                bytes[from as usize..].starts_with(&crate::format::wal::GROUP_MAGIC.to_le_bytes())
+                    && GroupHeader::decode(&bytes[from as usize..])
+                        .is_some_and(|g| g.first_lsn >= expected)
+            });
+            if !(short || has_zero_run(tail)) || later_valid {
+                return Err(invalid(
+                    &path,
+                    format!(
+                        "byte {at}: the group of update {expected} fails its checks{}: the log is \
+                         damaged, not torn; refusing to replay past it (it may hold acknowledged \
+                         updates)",
+                        if later_valid {
+                            " and valid groups follow it"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+        }
+        Ok(WalContents {
+            header,
+            groups,
+            valid_end,
+            torn_bytes,
+        })
+    }
+
+    /// Opens the log for appending after its valid groups (`valid_end`,
+    /// from [`Wal::read`]), cutting a torn tail and making what remains
+    /// durable (recovery may write arrays holding it); its marks start at
+    /// `base` until [`Wal::resume`]. A read-only log appends to memory
+    /// only.
+    pub(crate) fn open(
+        dir: &Path,
+        stride: usize,
+        valid_end: u64,
+        base: Mark,
+        read_only: bool,
+        space_limit: Option<u64>,
+    ) -> Result<Self> {
+        let path = dir.join(WAL_FILE);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(!read_only)
+            .open(&path)
+            .map_err(|e| io(&path, e))?;
+        if !read_only {
+            let len = file.metadata().map_err(|e| io(&path, e))?.len();
+            if len > valid_end {
+                file.set_len(valid_end).map_err(|e| io(&path, e))?;
+            }
+            file.sync_all().map_err(|e| io(&path, e))?;
+        }
+        let shared = Arc::new(Shared {
+            dir: dir.to_path_buf(),
+            path,
+            stride,
+            read_only,
+            space_limit,
+            state: Mutex::new(State {
+                file: Arc::new(file),
+                end: valid_end,
+                base,
+                buffer: Vec::new(),
+                buffered: 0,
+                first_buffered: None,
+                appended: base,
+                written: base,
+                durable: base,
+                last_commit: None,
+                error: None,
+                stop: false,
+                stats: WalStats::default(),
+                group: None,
+            }),
+            wake: Condvar::new(),
+            progress: Condvar::new(),
+        });
+        Ok(Self {
+            shared,
+            committer: None,
+        })
+    }
+
+    /// Sets where the log stands after recovery replayed it: every record
+    /// in the file is durable (see [`Wal::open`]).
+    pub(crate) fn resume(&self, state: Mark) {
+        let mut st = lock(&self.shared.state);
+        st.appended = state;
+        st.written = state;
+        st.durable = state;
+    }
+
+    /// Starts the group-commit thread.
+    pub(crate) fn start_committer(&mut self, policy: GroupCommit) -> Result<()> {
+        if self.committer.is_some() || self.shared.read_only {
+            return Ok(());
+        }
+        {
+            let mut st = lock(&self.shared.state);
+            st.group = Some(policy);
+            st.stop = false;
+        }
+        let shared = Arc::clone(&self.shared);
+        self.committer = Some(
+            std::thread::Builder::new()
+                .name("durable-wal-commit".into())
+                .spawn(move || committer(&shared, policy))
+                .map_err(|e| io(Path::new("durable-wal-commit thread"), e))?,
+        );
+        Ok(())
+    }
+
+    /// Appends records (already applied to the arrays). One lock for the
+    /// whole slice.
+    pub(crate) fn append(&self, records: &[Record]) -> Result<()> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let shared = &*self.shared;
+        let mut st = lock(&shared.state);
+        if let Some(e) = &st.error {
+            return Err(failed(&shared.path, e));
+        }
+        for &record in records {
+            record.encode(shared.stride, &mut st.buffer);
+            st.appended.advance(record);
+        }
+        st.buffered += records.len() as u64;
+        if st.first_buffered.is_none() {
+            st.first_buffered = Some(Instant::now());
+        }
+        if shared.read_only {
+            // Nothing is ever written: the records only advance the mark.
+            st.buffer.clear();
+            st.buffered = 0;
+            st.written = st.appended;
+            st.durable = st.appended;
+            return Ok(());
+        }
+        match st.group {
+            Some(policy) => {
+                if st.buffered >= policy.max_updates {
+                    shared.wake.notify_one();
+                }
+                while st.buffered >= GROUPS_IN_FLIGHT * policy.max_updates && st.error.is_none() {
+                    shared.wake.notify_one();
+                    st = shared.progress.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+            }
+            None if st.buffer.len() >= WRITE_BEHIND_BYTES => write_group(shared, &mut st)?,
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// The mark after the last appended record.
+    pub(crate) fn appended(&self) -> Mark {
+        lock(&self.shared.state).appended
+    }
+
+    /// The mark after the last record made durable.
+    pub(crate) fn durable(&self) -> Mark {
+        lock(&self.shared.state).durable
+    }
+
+    /// Updates appended but not yet durable.
+    pub(crate) fn pending(&self) -> u64 {
+        let st = lock(&self.shared.state);
+        st.appended.lsn - st.durable.lsn
+    }
+
+    /// The last commit that acknowledged something.
+    pub(crate) fn last_commit(&self) -> Option<Commit> {
+        lock(&self.shared.state).last_commit
+    }
+
+    /// Bytes in the log file (for the checkpoint threshold).
+    pub(crate) fn file_bytes(&self) -> u64 {
+        let st = lock(&self.shared.state);
+        st.end + st.buffer.len() as u64
+    }
+
+    /// The counters so far.
+    pub(crate) fn stats(&self) -> WalStats {
+        lock(&self.shared.state).stats
+    }
+
+    /// Writes every buffered record as a group and makes the log durable
+    /// through it (group commit: one `fdatasync` for all of them, from
+    /// whichever thread). Returns what it acknowledged.
+    pub(crate) fn commit(&self) -> Result<Commit> {
+        commit(&self.shared)
+    }
+
+    /// Starts the log afresh from `base` (a checkpoint wrote everything up
+    /// to it into the arrays): a new file renamed over the old one, so a
+    /// read-only open that read the old one keeps a consistent view.
+    pub(crate) fn reset(&self, base: Mark) -> Result<()> {
+        let shared = &*self.shared;
+        if shared.read_only {
+            return Ok(());
+        }
+        let mut st = lock(&shared.state);
+        Self::write_fresh(&shared.dir, shared.stride, base)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&shared.path)
+            .map_err(|e| io(&shared.path, e))?;
+        st.file = Arc::new(file);
+        st.end = WAL_HEADER_BYTES as u64;
+        st.base = base;
+        // Whatever was buffered is in the checkpoint.
+        st.buffer.clear();
+        st.buffered = 0;
+        st.first_buffered = None;
+        st.appended = base;
+        st.written = base;
+        st.durable = base;
+        st.stats.syncs += 2;
+        Ok(())
+    }
+
+    /// The state the current log continues from.
+    pub(crate) fn base(&self) -> Mark {
+        lock(&self.shared.state).base
+    }
+
+    /// Stops the committer thread; with `flush`, commits what is buffered
+    /// first (a clean close), else drops it (as a crash would).
+    pub(crate) fn stop(&mut self, flush: bool) -> Result<()> {
+        let result = if flush && !self.shared.read_only {
+            commit(&self.shared).map(|_| ())
+        } else {
+            let mut st = lock(&self.shared.state);
+            st.buffer.clear();
+            st.buffered = 0;
+            Ok(())
+        };
+        if let Some(handle) = self.committer.take() {
+            {
+                let mut st = lock(&self.shared.state);
+                st.stop = true;
+                st.group = None;
+            }
+            self.shared.wake.notify_all();
+            let _ = handle.join();
+        }
+        result
+    }
+}
+
+impl Drop for Wal {
+    fn drop(&mut self) {
+        if let Some(handle) = self.committer.take() {
+            lock(&self.shared.state).stop = true;
+            self.shared.wake.notify_all();
+            let _ = handle.join();
+        }
+    }
+}
+
+fn failed(path: &Path, why: &str) -> Error {
+    io(
+        path,
+        std::io::Error::other(format!("an earlier log write failed ({why}); reopen the store")),
+    )
+}
+
+/// Writes the buffered records as one group at the end of the file (no
+/// barrier). On failure the records stay buffered.
+fn write_group(shared: &Shared, st: &mut State) -> Result<()> {
+    if st.buffered == 0 {
+        return Ok(());
+    }
+    let payload_len = st.buffer.len();
+    let header = GroupHeader {
+        first_lsn: st.written.lsn + 1,
+        records: st.buffered as u32,
+        payload_len: payload_len as u32,
+        after: st.appended,
+        payload_crc: crc32fast::hash(&st.buffer),
+    };
+    let mut bytes = header.encode();
+    bytes.extend_from_slice(&st.buffer);
+    crate::side::check_space(&shared.dir, shared.space_limit, &shared.path, bytes.len() as u64)?;
+    st.file
+        .write_all_at(&bytes, st.end)
+        .map_err(|e| io(&shared.path, e))?;
+    crate::failpoint::fail_point("wal-written");
+    st.end += bytes.len() as u64;
+    st.written = st.appended;
+    st.buffer.clear();
+    st.buffered = 0;
+    st.first_buffered = None;
+    st.stats.bytes_written += bytes.len() as u64;
+    shared.progress.notify_all();
+    Ok(())
+}
+
+fn commit(shared: &Shared) -> Result<Commit> {
+    let (file, target, bytes, from) = {
+        let mut st = lock(&shared.state);
+        if let Some(e) = &st.error {
+            return Err(failed(&shared.path, e));
+        }
+        let before = st.stats.bytes_written;
+        write_group(shared, &mut st)?;
+        if st.durable.lsn >= st.written.lsn {
+            return Ok(Commit {
+                acknowledged: st.durable,
+                updates: 0,
+                bytes: 0,
+            });
+        }
+        (
+            Arc::clone(&st.file),
+            st.written,
+            st.stats.bytes_written - before,
+            st.durable.lsn,
+        )
+    };
+    if let Err(e) = file.sync_data() {
+        let mut st = lock(&shared.state);
+        st.error = Some(e.to_string());
+        shared.progress.notify_all();
+        return Err(io(&shared.path, e));
+    }
+    crate::failpoint::fail_point("wal-synced");
+    let mut st = lock(&shared.state);
+    st.stats.syncs += 1;
+    st.stats.commits += 1;
+    let commit = Commit {
+        acknowledged: target,
+        updates: target.lsn.saturating_sub(from.max(st.durable.lsn)),
+        bytes,
+    };
+    if target.lsn > st.durable.lsn {
+        st.durable = target;
+        st.last_commit = Some(commit);
+    }
+    shared.progress.notify_all();
+    Ok(commit)
+}
+
+/// The group-commit thread: closes a group when `policy.max_updates`
+/// updates wait or `policy.window` has passed since the first of them, and
+/// commits it.
+fn committer(shared: &Shared, policy: GroupCommit) {
+    loop {
+        {
+            let mut st = lock(&shared.state);
+            loop {
+                if st.stop {
+                    return;
+                }
+                if st.error.is_none()
+                    && let Some(first) = st.first_buffered
+                {
+                    let age = first.elapsed();
+                    if st.buffered >= policy.max_updates || age >= policy.window {
+                        break;
+                    }
+                    st = shared
+                        .wake
+                        .wait_timeout(st, policy.window - age)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                } else {
+                    st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+            }
+        }
+        if let Err(e) = commit(shared) {
+            let mut st = lock(&shared.state);
+            st.error.get_or_insert_with(|| e.to_string());
+            shared.progress.notify_all();
+        }
+    }
+}
+
+/// Where the update stream stands when maintenance writes a side out (a
+/// rewrite): the mark of the state the sides hold, and how to make the log
+/// durable through it first (log before data). During recovery's replay
+/// the records are already in the log: nothing to make durable.
+#[derive(Debug)]
+pub(crate) struct LogPoint<'a> {
+    wal: Option<(&'a Wal, &'a mut Vec<Record>)>,
+    /// The mark of the state the sides hold.
+    pub(crate) applied: Mark,
+}
+
+impl<'a> LogPoint<'a> {
+    /// A writer's point: `pending` holds the applied updates not yet handed
+    /// to `wal`.
+    pub(crate) fn new(wal: &'a Wal, pending: &'a mut Vec<Record>, applied: Mark) -> Self {
+        Self {
+            wal: Some((wal, pending)),
+            applied,
+        }
+    }
+
+    /// Recovery's point at `applied` (replaying records the log holds).
+    pub(crate) fn replaying(applied: Mark) -> Self {
+        Self { wal: None, applied }
+    }
+
+    /// Makes every update up to `applied` durable in the log.
+    pub(crate) fn make_durable(&mut self) -> Result<()> {
+        if let Some((wal, pending)) = &mut self.wal {
+            wal.append(pending)?;
+            pending.clear();
+            wal.commit()?;
+        }
+        Ok(())
+    }
+}
