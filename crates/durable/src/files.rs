@@ -221,7 +221,9 @@ impl MappedFile {
     /// Grows the file to `new_len` bytes, zero-filled and allocated on the
     /// device (so a full disk is an error here, not a `SIGBUS` on a later
     /// write through the mapping), and grows the mapping with `mremap`,
-    /// which keeps the private pages: nothing needs to be written first.
+    /// which keeps the private pages: nothing needs to be written first. A
+    /// crash before the next checkpoint leaves the file longer than its
+    /// header says, which is ignored.
     pub(crate) fn grow(&mut self, new_len: u64) -> Result<()> {
         if new_len <= self.len() {
             return Ok(());
@@ -232,8 +234,9 @@ impl MappedFile {
             bytes.resize(new_len as usize, 0);
             return self.replace_with_bytes(&bytes);
         }
+        // No barrier: the new length reaches the disk with the first
+        // checkpoint that writes into it (fdatasync covers the size).
         allocate(&self.file, &self.path, new_len)?;
-        self.file.sync_all().map_err(|e| io(&self.path, e))?;
         match self.map.as_mut() {
             // SAFETY: the file was just extended to `new_len` bytes, so the
             // grown mapping lies within the file (`remap`'s requirement),

@@ -239,21 +239,47 @@ impl GraphUpdate for DurableVcsr {
         let weighted = edges.is_weighted();
         let result = self.grow_vertices(max as usize + 1).and_then(|()| {
             let mut report = UpdateReport::default();
-            let mut failure = None;
-            edges.for_each_in(0..edges.len(), |s, d, w| {
-                if failure.is_some() {
-                    return;
-                }
+            let mut insert = |store: &mut Self, s, d, w: Weight| -> Result<()> {
                 let w = if weighted { w } else { 1.0 };
-                match self
-                    .insert_one(s, d, w)
-                    .and_then(|added| self.after_update().map(|()| added))
-                {
-                    Ok(added) => report.edges_added += u64::from(added),
-                    Err(e) => failure = Some(e),
+                let added = store.insert_one(s, d, w)?;
+                store.after_update()?;
+                report.edges_added += u64::from(added);
+                Ok(())
+            };
+            if edges.len() >= GROUPED_BATCH {
+                let batch = by_section(edges, max, self.out.layout.vertices_per_section);
+                for (i, &(s, d, w)) in batch.iter().enumerate() {
+                    // Look ahead: the entries of later edges' vertices, then
+                    // the slots they will take, so that the cache misses of
+                    // several edges overlap.
+                    if let Some(&(later, to, _)) = batch.get(i + 40) {
+                        self.out.prefetch_vertex(later);
+                        if let Some(inc) = &self.inc {
+                            inc.prefetch_vertex(to);
+                        }
+                    }
+                    if let Some(&(later, to, _)) = batch.get(i + 12) {
+                        self.out.prefetch_slot(later);
+                        if let Some(inc) = &self.inc {
+                            inc.prefetch_slot(to);
+                        }
+                    }
+                    insert(self, s, d, w)?;
                 }
-            });
-            failure.map_or(Ok(report), Err)
+            } else {
+                let mut failure = None;
+                edges.for_each_in(0..edges.len(), |s, d, w| {
+                    if failure.is_none()
+                        && let Err(e) = insert(self, s, d, w)
+                    {
+                        failure = Some(e);
+                    }
+                });
+                if let Some(e) = failure {
+                    return Err(e);
+                }
+            }
+            Ok(report)
         });
         self.finish_call(result)
     }
@@ -296,6 +322,43 @@ impl GraphUpdate for DurableVcsr {
     fn vertex_limit(&self) -> usize {
         self.vertex_limit
     }
+}
+
+/// Batches at least this long are applied grouped by section (see
+/// [`by_section`]).
+const GROUPED_BATCH: usize = 1024;
+
+/// The edges of `edges` grouped by the section of their source, in input
+/// order within a section (a stable counting sort): a large batch then
+/// visits each section's vertices and runs together instead of jumping
+/// across the arrays at every edge, and each vertex's edges keep their
+/// order. (The log records them in this order, so a crash in the middle of
+/// a batch keeps a prefix of it in this order.)
+fn by_section<S: EdgeSource + ?Sized>(
+    edges: &S,
+    max: VertexId,
+    vertices_per_section: usize,
+) -> Vec<(VertexId, VertexId, Weight)> {
+    let n = edges.len();
+    let sections = max as usize / vertices_per_section + 1;
+    let mut out = Vec::with_capacity(n);
+    if sections > 4 * n {
+        edges.for_each_in(0..n, |s, d, w| out.push((s, d, w)));
+        out.sort_by_key(|&(s, _, _)| s as usize / vertices_per_section);
+        return out;
+    }
+    let mut next = vec![0usize; sections + 1];
+    edges.for_each_in(0..n, |s, _, _| next[s as usize / vertices_per_section + 1] += 1);
+    for i in 0..sections {
+        next[i + 1] += next[i];
+    }
+    out.resize(n, (0, 0, 0.0));
+    edges.for_each_in(0..n, |s, d, w| {
+        let at = &mut next[s as usize / vertices_per_section];
+        out[*at] = (s, d, w);
+        *at += 1;
+    });
+    out
 }
 
 impl DurableVcsr {

@@ -552,14 +552,15 @@ fn committer(shared: &Shared, policy: GroupCommit) {
 #[derive(Debug)]
 pub(crate) struct LogPoint<'a> {
     wal: Option<(&'a Wal, &'a mut Vec<Record>)>,
-    /// The mark of the state the sides hold.
-    pub(crate) applied: Mark,
+    /// The mark of the state the sides hold (borrowed: read only when a
+    /// rewrite needs it, so the update path never reloads it).
+    pub(crate) applied: &'a Mark,
 }
 
 impl<'a> LogPoint<'a> {
     /// A writer's point: `pending` holds the applied updates not yet handed
     /// to `wal`.
-    pub(crate) fn new(wal: &'a Wal, pending: &'a mut Vec<Record>, applied: Mark) -> Self {
+    pub(crate) fn new(wal: &'a Wal, pending: &'a mut Vec<Record>, applied: &'a Mark) -> Self {
         Self {
             wal: Some((wal, pending)),
             applied,
@@ -567,7 +568,7 @@ impl<'a> LogPoint<'a> {
     }
 
     /// Recovery's point at `applied` (replaying records the log holds).
-    pub(crate) fn replaying(applied: Mark) -> Self {
+    pub(crate) fn replaying(applied: &'a Mark) -> Self {
         Self { wal: None, applied }
     }
 

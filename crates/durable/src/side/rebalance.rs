@@ -59,8 +59,22 @@ impl Side {
                 return Ok(());
             }
         }
+        // Even the root is too dense: grow. In place (the file extended,
+        // the whole array rebalanced in the mapping, written by the next
+        // checkpoint) while the next checkpoint can still save it in its
+        // undo record; else into a new file.
         let needed = self.slots_needed() + extra;
-        self.rewrite(grown_capacity(self.header.capacity, needed), n, log)
+        let capacity = grown_capacity(self.header.capacity, needed);
+        let grown_bytes = capacity * self.stride as u64 * 4;
+        if grown_bytes + self.log.len() <= self.undo_budget() && !self.edges.is_read_only() {
+            self.extend_capacity(capacity - self.header.capacity)?;
+            let lo = 0;
+            let hi = self.header.capacity;
+            let root = self.tree.window(section, height);
+            self.rebalance_window(root, 0, n, lo, hi, height);
+            return Ok(());
+        }
+        self.rewrite(capacity, n, log)
     }
 
     /// The most bytes of changed pages an in-place checkpoint may save:
@@ -176,7 +190,7 @@ impl Side {
         let lengths: Vec<u32> = (0..vertex_count)
             .map(|v| self.vertices.get(v).map_or(0, |e| e.live))
             .collect();
-        let mark = log.applied;
+        let mark = *log.applied;
         self.rewrite_from(capacity, &lengths, mark, Some(log), |side, v, out| {
             if v < n {
                 side.for_each_live(v as VertexId, |d, w| out.push((d, w)));

@@ -175,7 +175,7 @@ impl DurableVcsr {
     /// recovery replays the log onto whichever is behind).
     fn checkpoint_by_rewrite(&mut self, mark: Mark) -> Result<()> {
         let n = self.out.vertices.len();
-        let mut log = LogPoint::new(&self.wal, &mut self.pending, mark);
+        let mut log = LogPoint::new(&self.wal, &mut self.pending, &mark);
         log.make_durable()?;
         for side in [Some(&mut self.out), self.inc.as_mut()].into_iter().flatten() {
             let capacity = side.capacity();

@@ -290,7 +290,7 @@ impl DurableVcsr {
         } else {
             0
         };
-        let mut log = LogPoint::new(&self.wal, &mut self.pending, self.applied);
+        let mut log = LogPoint::new(&self.wal, &mut self.pending, &self.applied);
         let merge_out = self.out.place(src, dst, weight_bits, &mut log)?;
         let merge_in = match &mut self.inc {
             Some(inc) => match inc.place(dst, src, 0, &mut log) {
@@ -312,7 +312,10 @@ impl DurableVcsr {
     /// Merges the edge logs that passed their threshold (after the update
     /// that filled them is logged: a merge may rewrite the array).
     fn merge(&mut self, out: Option<usize>, inc: Option<usize>) -> Result<()> {
-        let mut log = LogPoint::new(&self.wal, &mut self.pending, self.applied);
+        if out.is_none() && inc.is_none() {
+            return Ok(());
+        }
+        let mut log = LogPoint::new(&self.wal, &mut self.pending, &self.applied);
         for (side, section) in [(Some(&mut self.out), out), (self.inc.as_mut(), inc)] {
             if let (Some(side), Some(section)) = (side, section) {
                 side.stats.log_merges += 1;
@@ -357,8 +360,9 @@ impl DurableVcsr {
     /// (recovery's replay; `lsn` is the record's number, `behind` each
     /// side's checkpoint).
     pub(crate) fn replay_one(&mut self, record: Record, lsn: u64, behind: [u64; 2]) -> Result<()> {
-        let applied = self.applied;
-        let mut log = LogPoint::replaying(applied);
+        let before = self.applied;
+        let mut after = before;
+        after.advance(record);
         let sides = [Some(&mut self.out), self.inc.as_mut()];
         for (side, checkpoint) in sides.into_iter().zip(behind) {
             let Some(side) = side else { continue };
@@ -370,13 +374,13 @@ impl DurableVcsr {
                 Record::Insert(src, dst, weight_bits) => {
                     let (from, to) = if flip { (dst, src) } else { (src, dst) };
                     side.ensure_vertices(src.max(dst) as usize + 1)?;
-                    let merge = side.place(from, to, if flip { 0 } else { weight_bits }, &mut log)?;
-                    log.applied.advance(record);
+                    let weight_bits = if flip { 0 } else { weight_bits };
+                    let merge =
+                        side.place(from, to, weight_bits, &mut LogPoint::replaying(&before))?;
                     if let Some(section) = merge {
                         side.stats.log_merges += 1;
-                        side.make_room(section, 0, &mut log)?;
+                        side.make_room(section, 0, &mut LogPoint::replaying(&after))?;
                     }
-                    log.applied = applied;
                 }
                 Record::Delete(src, dst) => {
                     let (from, to) = if flip { (dst, src) } else { (src, dst) };
@@ -394,7 +398,7 @@ impl DurableVcsr {
                 }
             }
         }
-        self.applied.advance(record);
+        self.applied = after;
         Ok(())
     }
 

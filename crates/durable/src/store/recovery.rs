@@ -98,7 +98,7 @@ impl DurableVcsr {
         let at = self.out.header.checkpoint;
         for section in redo {
             if section < self.out.section_count() {
-                self.out.make_room(section, 0, &mut LogPoint::replaying(at))?;
+                self.out.make_room(section, 0, &mut LogPoint::replaying(&at))?;
                 self.recovery.rebalance_redone = true;
             }
         }
