@@ -171,6 +171,7 @@
 //! [`Error::MissingCapability`]: dyngraph_core::Error::MissingCapability
 #![deny(missing_docs)]
 
+mod concurrent;
 mod failpoint;
 mod files;
 pub mod format;
@@ -182,6 +183,7 @@ mod stats;
 mod store;
 mod wal;
 
+pub use concurrent::ConcurrentWriter;
 pub use format::Mark;
 pub use options::{DurableOptions, GroupCommit, SyncPolicy};
 pub use read::{

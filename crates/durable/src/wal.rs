@@ -329,12 +329,6 @@ impl Wal {
         lock(&self.shared.state).durable
     }
 
-    /// Updates appended but not yet durable.
-    pub(crate) fn pending(&self) -> u64 {
-        let st = lock(&self.shared.state);
-        st.appended.lsn - st.durable.lsn
-    }
-
     /// The last commit that acknowledged something.
     pub(crate) fn last_commit(&self) -> Option<Commit> {
         lock(&self.shared.state).last_commit

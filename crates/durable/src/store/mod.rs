@@ -58,7 +58,7 @@ pub struct DurableVcsr {
     pub(crate) sync_policy: SyncPolicy,
     /// Updates applied since the last commit the policy made.
     since_commit: u64,
-    checkpoint_bytes: u64,
+    pub(crate) checkpoint_bytes: u64,
     /// Store-level counters (commits, checkpoints, undo, metadata); the
     /// sides and the log keep their own, summed by [`DurableVcsr::stats`].
     pub(crate) stats: DurableStats,
