@@ -47,10 +47,13 @@ impl Side {
     pub(crate) fn verify_disk(&self) -> Result<Verified> {
         let edges = std::fs::read(&self.edges.path).map_err(|e| crate::format::io(&self.edges.path, e))?;
         let header = crate::format::EdgesHeader::decode(&edges, &self.edges.path)?;
-        let sums = std::fs::read(&self.sums.path).map_err(|e| crate::format::io(&self.sums.path, e))?;
+        // The checksums of the array on disk (a read-only open may hold an
+        // array rewritten in memory, a writer may have moved on).
+        let sums_path = self.dir.join(crate::format::sums_file(self.kind, header.generation));
+        let sums = std::fs::read(&sums_path).map_err(|e| crate::format::io(&sums_path, e))?;
         let pages = header.pages();
         if sums.len() < SUMS_HEADER_BYTES + pages * 4 {
-            return Err(invalid(&self.sums.path, "truncated: fewer checksums than pages"));
+            return Err(invalid(&sums_path, "truncated: fewer checksums than pages"));
         }
         let values: Vec<u32> = sums[SUMS_HEADER_BYTES..SUMS_HEADER_BYTES + pages * 4]
             .chunks_exact(4)
@@ -58,15 +61,22 @@ impl Side {
             .collect();
         let log = std::fs::read(&self.log.path).map_err(|e| crate::format::io(&self.log.path, e))?;
         let log: Vec<u32> = bytemuck::pod_collect_to_vec(&log[..log.len() / 4 * 4]);
-        self.verify_bytes(&edges, header.file_len() as usize, &values, &log)
+        self.verify_bytes(&edges, header.file_len() as usize, &values, &sums_path, &log)
     }
 
     fn verify(&self, edges: &[u8], sums: &[u32], log: &[u32]) -> Result<Verified> {
         let header = crate::format::EdgesHeader::decode(edges, &self.edges.path)?;
-        self.verify_bytes(edges, header.file_len() as usize, sums, log)
+        self.verify_bytes(edges, header.file_len() as usize, sums, &self.sums.path, log)
     }
 
-    fn verify_bytes(&self, edges: &[u8], len: usize, sums: &[u32], words: &[u32]) -> Result<Verified> {
+    fn verify_bytes(
+        &self,
+        edges: &[u8],
+        len: usize,
+        sums: &[u32],
+        sums_path: &std::path::Path,
+        words: &[u32],
+    ) -> Result<Verified> {
         let mut verified = Verified::default();
         if edges.len() < len {
             return Err(invalid(
@@ -87,7 +97,7 @@ impl Side {
                          {stored:#010x} at byte {} of {}, computed {computed:#010x}): the \
                          array is damaged",
                         SUMS_HEADER_BYTES + page * 4,
-                        self.sums.path.display()
+                        sums_path.display()
                     ),
                 ));
             }
