@@ -115,8 +115,19 @@ impl Side {
         layout: Layout,
         read_only: bool,
     ) -> Result<Self> {
-        let edges = MappedFile::open(dir.join(kind.edges_file()), read_only)?;
+        let path = dir.join(kind.edges_file());
+        if !read_only {
+            trim_past_header(&path)?;
+        }
+        let mut edges = MappedFile::open(path, read_only)?;
         let header = EdgesHeader::decode(edges.bytes(), &edges.path)?;
+        // A growth the last checkpoint did not cover leaves the file longer
+        // than its header: bytes no checksum covers, and zero unless
+        // damaged. A writer trims them (above); a reader zeroes its view.
+        let len = header.file_len() as usize;
+        if edges.bytes().len() > len {
+            edges.bytes_mut()[len..].fill(0);
+        }
         let stride = if superblock.weighted && kind == SideKind::Out {
             2
         } else {
@@ -440,4 +451,28 @@ fn prefetch(p: *const i8) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+/// Cuts an edge array file back to the length its header declares (what a
+/// growth after the last checkpoint added: zero, or damage).
+fn trim_past_header(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| crate::format::io(path, e))?;
+    let mut head = vec![0u8; EDGES_HEADER_BYTES];
+    let n = file.read(&mut head).map_err(|e| crate::format::io(path, e))?;
+    let Ok(header) = EdgesHeader::decode(&head[..n], path) else {
+        // Refused with its reason by the caller.
+        return Ok(());
+    };
+    let len = file.metadata().map_err(|e| crate::format::io(path, e))?.len();
+    if len > header.file_len() {
+        file.set_len(header.file_len())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| crate::format::io(path, e))?;
+    }
+    Ok(())
 }

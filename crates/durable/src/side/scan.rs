@@ -407,6 +407,31 @@ impl Side {
         None
     }
 
+    /// Cuts entries past each fresh region's count (what a clean open
+    /// loaded from the state file): written by no checkpoint, they are
+    /// damage or leftovers of a torn write, never an acknowledged edge.
+    /// Returns the non-blank entries cut.
+    pub(crate) fn cut_log_tails(&mut self) -> u64 {
+        let capacity = self.log_entry_capacity();
+        let region_words = self.region_words();
+        let mut cut = 0;
+        for section in 0..self.log_used.len() {
+            let used = self.log_used[section] as usize;
+            let from = self.log_entry_at(section, used);
+            let to = (section + 1) * region_words;
+            let tail = &self.log_words()[from..to];
+            if self.log_fresh[section] && used < capacity && tail.iter().any(|&w| w != 0) {
+                cut += tail
+                    .chunks(LOG_ENTRY_WORDS)
+                    .filter(|e| e.iter().any(|&w| w != 0))
+                    .count() as u64;
+                let zeros = vec![0u32; to - from];
+                self.write_log_words(from, &zeros);
+            }
+        }
+        cut
+    }
+
     /// Installs a scan's result as the DRAM state, cutting the torn log
     /// tails in the mapping (written by the next checkpoint).
     pub(crate) fn install(&mut self, scanned: Scanned) {

@@ -43,6 +43,10 @@ impl DurableVcsr {
             if verify {
                 self.verify_sides()?;
             }
+            self.recovery.torn_log_entries = self.out.cut_log_tails();
+            if let Some(inc) = &mut self.inc {
+                inc.cut_log_tails();
+            }
             self.recovery.checkpoint = self.out.header.checkpoint;
         } else {
             self.recover(contents)?;
