@@ -255,6 +255,25 @@ impl MappedFile {
         Ok(())
     }
 
+    /// Cuts the file to `len` bytes (durably, and maps it again); a
+    /// read-only file keeps its length and zeroes the bytes past `len` in
+    /// its private mapping instead.
+    pub(crate) fn cut(&mut self, len: u64) -> Result<()> {
+        if self.len() <= len {
+            return Ok(());
+        }
+        if self.read_only {
+            self.bytes_mut()[len as usize..].fill(0);
+            return Ok(());
+        }
+        self.map = None;
+        self.file
+            .set_len(len)
+            .and_then(|()| self.file.sync_all())
+            .map_err(|e| io(&self.path, e))?;
+        self.remap()
+    }
+
     /// Replaces this file by the (already durable) file at `from`, by
     /// rename; the directory is made durable by the caller.
     pub(crate) fn replace_with(&mut self, from: &Path) -> Result<()> {

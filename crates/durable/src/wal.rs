@@ -214,7 +214,9 @@ impl Wal {
             if len > valid_end {
                 file.set_len(valid_end).map_err(|e| io(&path, e))?;
             }
-            file.sync_all().map_err(|e| io(&path, e))?;
+            if valid_end > WAL_HEADER_BYTES as u64 || len > valid_end {
+                file.sync_all().map_err(|e| io(&path, e))?;
+            }
         }
         let shared = Arc::new(Shared {
             dir: dir.to_path_buf(),
@@ -378,6 +380,41 @@ impl Wal {
         st.written = base;
         st.durable = base;
         st.stats.syncs += 2;
+        Ok(())
+    }
+
+    /// [`Wal::reset`] in place, when no read-only open can be reading the
+    /// log (the caller holds the readers' lock exclusively): the file is cut
+    /// back to its header, then the header says `base`, then one fdatasync.
+    /// A crash after the cut leaves a log of no group whose header names an
+    /// older state than the arrays hold: obsolete, which recovery knows.
+    pub(crate) fn reset_in_place(&self, base: Mark) -> Result<()> {
+        let shared = &*self.shared;
+        if shared.read_only {
+            return Ok(());
+        }
+        let mut st = lock(&shared.state);
+        let header = WalHeader {
+            stride: shared.stride as u32,
+            base,
+        }
+        .encode();
+        let write = || -> std::io::Result<()> {
+            st.file.set_len(WAL_HEADER_BYTES as u64)?;
+            crate::failpoint::fail_point("wal-cut");
+            st.file.write_all_at(&header, 0)?;
+            st.file.sync_data()
+        };
+        write().map_err(|e| io(&shared.path, e))?;
+        st.end = WAL_HEADER_BYTES as u64;
+        st.base = base;
+        st.buffer.clear();
+        st.buffered = 0;
+        st.first_buffered = None;
+        st.appended = base;
+        st.written = base;
+        st.durable = base;
+        st.stats.syncs += 1;
         Ok(())
     }
 

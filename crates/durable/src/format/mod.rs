@@ -415,7 +415,7 @@ impl Mark {
                 self.edges -= 1;
                 self.deleted += 1;
             }
-            wal::Record::AddVertices(n) => self.vertices += u64::from(n),
+            wal::Record::Vertices(n) => self.vertices = self.vertices.max(u64::from(n)),
         }
     }
 }

@@ -5,8 +5,8 @@
 //! header   "DGWAL002" version stride base(Mark) crc            (64 bytes)
 //! group    "WGRP" first_lsn records payload_len after(Mark) payload_crc header_crc
 //!          payload: records of `stride` words each
-//! record   word 0: op << 30 | src    (op 1 insert, 2 delete, 3 add vertices)
-//!          word 1: dst (for op 3: the number of vertices added)
+//! record   word 0: op << 30 | src    (op 1 insert, 2 delete, 3 vertices)
+//!          word 1: dst (for op 3: the vertex count grown to)
 //!          word 2: weight bits (weighted stores only)
 //! ```
 //!
@@ -34,8 +34,8 @@ pub const GROUP_HEADER_BYTES: usize = 4 + 8 + 4 + 4 + Mark::BYTES + 4 + 4;
 pub const OP_INSERT: u32 = 1;
 /// Record op: a deleted edge.
 pub const OP_DELETE: u32 = 2;
-/// Record op: vertices added.
-pub const OP_ADD_VERTICES: u32 = 3;
+/// Record op: the vertex count grown.
+pub const OP_VERTICES: u32 = 3;
 
 /// One logged update.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,8 +45,10 @@ pub enum Record {
     Insert(u32, u32, u32),
     /// One occurrence of `src -> dst` deleted (the oldest).
     Delete(u32, u32),
-    /// This many isolated vertices added.
-    AddVertices(u32),
+    /// The vertex count grown to this (isolated vertices added). Absolute,
+    /// so that replaying it onto an array that already holds some of the
+    /// vertices gives the same count.
+    Vertices(u32),
 }
 
 impl Record {
@@ -56,7 +58,7 @@ impl Record {
         let (w0, w1, w2) = match self {
             Record::Insert(s, d, w) => (OP_INSERT << 30 | s, d, w),
             Record::Delete(s, d) => (OP_DELETE << 30 | s, d, 0),
-            Record::AddVertices(n) => (OP_ADD_VERTICES << 30, n, 0),
+            Record::Vertices(n) => (OP_VERTICES << 30, n, 0),
         };
         out.extend_from_slice(&w0.to_le_bytes());
         out.extend_from_slice(&w1.to_le_bytes());
@@ -72,7 +74,7 @@ impl Record {
         match op {
             OP_INSERT => Some(Record::Insert(src, words[1], weight)),
             OP_DELETE => Some(Record::Delete(src, words[1])),
-            OP_ADD_VERTICES if src == 0 => Some(Record::AddVertices(words[1])),
+            OP_VERTICES if src == 0 => Some(Record::Vertices(words[1])),
             _ => None,
         }
     }

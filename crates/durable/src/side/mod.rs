@@ -115,19 +115,8 @@ impl Side {
         layout: Layout,
         read_only: bool,
     ) -> Result<Self> {
-        let path = dir.join(kind.edges_file());
-        if !read_only {
-            trim_past_header(&path)?;
-        }
-        let mut edges = MappedFile::open(path, read_only)?;
+        let edges = MappedFile::open(dir.join(kind.edges_file()), read_only)?;
         let header = EdgesHeader::decode(edges.bytes(), &edges.path)?;
-        // A growth the last checkpoint did not cover leaves the file longer
-        // than its header: bytes no checksum covers, and zero unless
-        // damaged. A writer trims them (above); a reader zeroes its view.
-        let len = header.file_len() as usize;
-        if edges.bytes().len() > len {
-            edges.bytes_mut()[len..].fill(0);
-        }
         let stride = if superblock.weighted && kind == SideKind::Out {
             2
         } else {
@@ -254,6 +243,16 @@ impl Side {
     /// Bytes of the side's files on disk.
     pub(crate) fn file_bytes(&self) -> u64 {
         self.edges.len() + self.log.len() + self.sums.file_len()
+    }
+
+    /// Drops what lies past the length the header declares: a growth that
+    /// no checkpoint covered (the header is that of the last checkpoint,
+    /// after any undo restore). Those bytes are zero unless damaged, and no
+    /// checksum covers them: a writer cuts the file, a reader zeroes its
+    /// view, so that a later growth starts from zeros either way.
+    pub(crate) fn settle_length(&mut self) -> Result<()> {
+        self.sums.truncate(self.header.pages());
+        self.edges.cut(self.header.file_len())
     }
 
     /// Fails as a full disk would when growing a file by `extra` bytes
@@ -451,28 +450,4 @@ fn prefetch(p: *const i8) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
-}
-
-/// Cuts an edge array file back to the length its header declares (what a
-/// growth after the last checkpoint added: zero, or damage).
-fn trim_past_header(path: &Path) -> Result<()> {
-    use std::io::Read;
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(|e| crate::format::io(path, e))?;
-    let mut head = vec![0u8; EDGES_HEADER_BYTES];
-    let n = file.read(&mut head).map_err(|e| crate::format::io(path, e))?;
-    let Ok(header) = EdgesHeader::decode(&head[..n], path) else {
-        // Refused with its reason by the caller.
-        return Ok(());
-    };
-    let len = file.metadata().map_err(|e| crate::format::io(path, e))?.len();
-    if len > header.file_len() {
-        file.set_len(header.file_len())
-            .and_then(|()| file.sync_all())
-            .map_err(|e| crate::format::io(path, e))?;
-    }
-    Ok(())
 }

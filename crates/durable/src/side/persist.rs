@@ -170,16 +170,18 @@ impl Sums {
     /// file is extended at once so the undo record can save its old bytes.
     pub(crate) fn resize(&mut self, pages: usize, file_len: u64) -> Result<()> {
         let old = self.values.len();
-        if pages <= old {
-            return Ok(());
+        if pages > old {
+            let zeros = [0u8; PAGE_BYTES];
+            self.values.resize(pages, 0);
+            self.dirty.resize(pages.div_ceil(64), 0);
+            for page in old..pages {
+                let len = (file_len - (page * PAGE_BYTES) as u64).min(PAGE_BYTES as u64) as usize;
+                self.set(page, page_checksum(page, &zeros[..len]));
+            }
         }
-        let zeros = [0u8; PAGE_BYTES];
-        self.values.resize(pages, 0);
-        self.dirty.resize(pages.div_ceil(64), 0);
-        for page in old..pages {
-            let len = (file_len - (page * PAGE_BYTES) as u64).min(PAGE_BYTES as u64) as usize;
-            self.set(page, page_checksum(page, &zeros[..len]));
-        }
+        // The file may already describe more pages (a growth whose
+        // checkpoint was undone): its header stays, the entries above are
+        // rewritten.
         if pages as u64 > self.header.pages {
             self.header.pages = pages as u64;
             self.header_dirty = true;
@@ -188,6 +190,18 @@ impl Sums {
             }
         }
         Ok(())
+    }
+
+    /// Forgets the checksums of pages past `pages` (an undo restore took
+    /// the array back to fewer pages; a growth will set them anew).
+    pub(crate) fn truncate(&mut self, pages: usize) {
+        self.values.truncate(pages);
+        self.dirty.truncate(pages.div_ceil(64));
+        if let Some(last) = self.dirty.last_mut()
+            && pages % 64 != 0
+        {
+            *last &= (1u64 << (pages % 64)) - 1;
+        }
     }
 
     /// Sets page `page`'s checksum.
@@ -212,7 +226,8 @@ impl Sums {
                 bits &= bits - 1;
                 let offset = (SUMS_HEADER_BYTES + page * 4) as u64;
                 match ranges.last_mut() {
-                    Some((start, len)) if *start + *len == offset => *len += 4,
+                    // Runs of entries only: the header is its own range.
+                    Some((start, len)) if *start > 0 && *start + *len == offset => *len += 4,
                     _ => ranges.push((offset, 4)),
                 }
             }
@@ -356,21 +371,26 @@ impl Side {
     }
 
     /// Writes what [`Side::prepare_checkpoint`] stamped (pwrite, no
-    /// barrier); returns the bytes.
-    pub(crate) fn write_checkpoint(&mut self) -> Result<u64> {
-        let len = self.header.file_len();
-        // Pages past the array's length were never changed.
-        let written = self.edges.write_back()? + self.log.write_back()? + self.sums.write_back()?;
-        debug_assert!(len <= self.edges.len());
-        Ok(written)
+    /// barrier); returns the bytes, and which files were written.
+    pub(crate) fn write_checkpoint(&mut self) -> Result<(u64, [bool; 3])> {
+        let edges = self.edges.write_back()?;
+        let log = self.log.write_back()?;
+        let sums = self.sums.write_back()?;
+        Ok((edges + log + sums, [edges > 0, log > 0, sums > 0]))
     }
 
-    /// fdatasync of the side's files.
-    pub(crate) fn checkpoint_barriers(&mut self) -> Result<()> {
-        self.edges.barrier()?;
-        self.log.barrier()?;
-        self.sums.barrier()?;
-        self.stats.syncs += 3;
+    /// fdatasync of the side's files that a checkpoint wrote.
+    pub(crate) fn checkpoint_barriers(&mut self, written: [bool; 3]) -> Result<()> {
+        if written[0] {
+            self.edges.barrier()?;
+        }
+        if written[1] {
+            self.log.barrier()?;
+        }
+        if written[2] {
+            self.sums.barrier()?;
+        }
+        self.stats.syncs += written.iter().filter(|&&w| w).count() as u64;
         Ok(())
     }
 

@@ -94,14 +94,20 @@ impl DurableVcsr {
         } else {
             None
         };
-        match guard {
+        let reset = match guard {
             Some(guard) => {
                 self.checkpoint_in_place(mark)?;
+                // No reader is opening the log: it may be cut in place.
+                let reset = self.wal.reset_in_place(mark);
                 drop(guard);
+                reset
             }
-            None => self.checkpoint_by_rewrite(mark)?,
-        }
-        if let Err(e) = self.wal.reset(mark) {
+            None => {
+                self.checkpoint_by_rewrite(mark)?;
+                self.wal.reset(mark)
+            }
+        };
+        if let Err(e) = reset {
             return self.poison(e);
         }
         fail_point("checkpoint-done");
@@ -147,13 +153,19 @@ impl DurableVcsr {
         self.arm_undo(&header, &body)?;
         fail_point("sync-armed");
         let written = (|| -> Result<u64> {
-            let mut written = self.out.write_checkpoint()?;
+            let (mut written, files) = self.out.write_checkpoint()?;
             fail_point("sync-array-written");
+            let in_files = match &mut self.inc {
+                Some(inc) => {
+                    let (bytes, files) = inc.write_checkpoint()?;
+                    written += bytes;
+                    files
+                }
+                None => [false; 3],
+            };
+            self.out.checkpoint_barriers(files)?;
             if let Some(inc) = &mut self.inc {
-                written += inc.write_checkpoint()?;
-            }
-            for side in self.sides_mut() {
-                side.checkpoint_barriers()?;
+                inc.checkpoint_barriers(in_files)?;
             }
             Ok(written)
         })();

@@ -452,9 +452,12 @@ impl DurableVcsr {
         )?;
         store.recovery.temp_files_removed = temps;
         store.load_or_recover(contents, options.verify_on_open)?;
-        // From here on the store may change: clear NORMAL_SHUTDOWN first.
-        store.superblock.normal_shutdown = false;
-        store.write_superblock()?;
+        // From here on the store may change: clear NORMAL_SHUTDOWN first
+        // (after a crash it is clear already).
+        if store.superblock.normal_shutdown {
+            store.superblock.normal_shutdown = false;
+            store.write_superblock()?;
+        }
         let (_, stale) = remove_leftovers(&store.dir, &store.current_generation_files())?;
         store.recovery.stale_files_removed = stale;
         store.start_committer(options)?;

@@ -267,7 +267,7 @@ impl DurableVcsr {
         {
             return self.poison(e);
         }
-        let record = Record::AddVertices((count - n) as u32);
+        let record = Record::Vertices(count as u32);
         self.applied.advance(record);
         self.pending.push(record);
         self.since_commit += 1;
@@ -392,10 +392,7 @@ impl DurableVcsr {
                         )));
                     }
                 }
-                Record::AddVertices(n) => {
-                    let count = side.vertices.len() + n as usize;
-                    side.ensure_vertices(count)?;
-                }
+                Record::Vertices(count) => side.ensure_vertices(count as usize)?,
             }
         }
         self.applied = after;

@@ -40,6 +40,9 @@ impl DurableVcsr {
             }
         }
         if loaded {
+            for side in self.sides_mut() {
+                side.settle_length()?;
+            }
             if verify {
                 self.verify_sides()?;
             }
@@ -79,6 +82,9 @@ impl DurableVcsr {
         // 1. The undo log: put back what a checkpoint cut short had
         // started to overwrite.
         let redo = self.restore_undo()?;
+        for side in self.sides_mut() {
+            side.settle_length()?;
+        }
         // 2. Every page and region against its checksum, then the scan.
         self.verify_sides()?;
         for side in [Some(&mut self.out), self.inc.as_mut()].into_iter().flatten() {
@@ -90,11 +96,6 @@ impl DurableVcsr {
                 self.recovery.log_entries_linked += linked;
                 self.recovery.torn_log_entries += torn;
             }
-        }
-        // Both sides hold the same vertices (growth is logged).
-        let n = self.sides().map(|s| s.vertices.len()).max().unwrap_or(0);
-        for side in self.sides_mut() {
-            side.ensure_vertices(n)?;
         }
         self.recovery.checkpoint = self.out.header.checkpoint;
         // 3. Redo the interrupted rebalances of restored windows (DGAP
