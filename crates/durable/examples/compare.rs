@@ -295,7 +295,8 @@ fn vcsr_replay(edges: &[Edge], batch: usize, in_edges: bool) -> (dyngraph_vcsr::
     let start = Instant::now();
     for chunk in edges.chunks(batch) {
         if chunk.len() == 1 {
-            vcsr.insert_edge(chunk[0].src, chunk[0].dst).expect("ids fit");
+            vcsr.insert_edge(chunk[0].src, chunk[0].dst)
+                .expect("ids fit");
         } else {
             vcsr.insert_edges(chunk).expect("ids fit");
         }
@@ -511,7 +512,10 @@ fn whole_stream(args: &Args, edges: &[Edge]) {
         "| memory_bytes per edge (DRAM vertex array + mapped files) | {:.1} |",
         memory as f64 / edges.len() as f64
     );
-    println!("| close (checkpoint + state file) | {:.1} ms |", close * 1e3);
+    println!(
+        "| close (checkpoint + state file) | {:.1} ms |",
+        close * 1e3
+    );
     println!(
         "| clean reopen (checksums verified) | {:.1} ms ({:.1} ms per M edges) |",
         reopen * 1e3,

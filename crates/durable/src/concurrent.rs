@@ -26,15 +26,14 @@
 //! its call returns, a commit acknowledges every record logged before it
 //! (whichever thread logged it), and recovery replays the log in order.
 
+use crate::DurableVcsr;
 use crate::format::wal::Record;
 use crate::format::{
-    EDGES_HEADER_BYTES, LIVE, LOG_ENTRY_WORDS, LOG_HEADER_WORDS, Mark, TOMBSTONE,
-    log_entry_check,
+    EDGES_HEADER_BYTES, LIVE, LOG_ENTRY_WORDS, LOG_HEADER_WORDS, Mark, TOMBSTONE, log_entry_check,
 };
 use crate::options::SyncPolicy;
 use crate::side::{Side, VertexEntry};
 use crate::stats::{Commit, DurableStats};
-use crate::DurableVcsr;
 use crossbeam::sync::ShardedLock;
 use dyngraph_core::{
     EdgeSource, Error, Result, Semantics, UpdateReport, VertexId, Weight, check_limit,
@@ -249,7 +248,13 @@ impl<'g> SideView<'g> {
     /// Places `v -> dst` (the caller checked [`SideView::has_room`] under
     /// the section lock); returns whether the section's log is due for a
     /// merge.
-    fn place(&self, v: VertexId, dst: VertexId, weight_bits: u32, stats: &mut DurableStats) -> bool {
+    fn place(
+        &self,
+        v: VertexId,
+        dst: VertexId,
+        weight_bits: u32,
+        stats: &mut DurableStats,
+    ) -> bool {
         let u = v as usize;
         let e = self.entry(u);
         let stride = self.parts.stride;
@@ -289,7 +294,12 @@ impl<'g> SideView<'g> {
         let at = self.log_entry_at(section, index);
         self.write_log(
             at,
-            &[v, dst_word, weight_bits, u32::from(prev) | (u32::from(check) << 16)],
+            &[
+                v,
+                dst_word,
+                weight_bits,
+                u32::from(prev) | (u32::from(check) << 16),
+            ],
             stats,
         );
         self.log_used[section].store(index as u32 + 1, Relaxed);
@@ -521,22 +531,21 @@ impl ConcurrentWriter<'_> {
     }
 
     fn structural(&self, change: Structural) -> Result<()> {
-        self.exclusive(|store| {
-            match change {
-                Structural::Grow(count) => {
-                    store.grow_vertices(count)?;
-                    store.flush_pending()
-                }
-                Structural::Room(inc, v) => {
-                    let side = if inc {
-                        store.inc.as_mut().expect("in-edges")
-                    } else {
-                        &mut store.out
-                    };
-                    let section = side.section_of(v);
-                    let mut log = crate::wal::LogPoint::new(&store.wal, &mut store.pending, &store.applied);
-                    side.make_room(section, 1, &mut log)
-                }
+        self.exclusive(|store| match change {
+            Structural::Grow(count) => {
+                store.grow_vertices(count)?;
+                store.flush_pending()
+            }
+            Structural::Room(inc, v) => {
+                let side = if inc {
+                    store.inc.as_mut().expect("in-edges")
+                } else {
+                    &mut store.out
+                };
+                let section = side.section_of(v);
+                let mut log =
+                    crate::wal::LogPoint::new(&store.wal, &mut store.pending, &store.applied);
+                side.make_room(section, 1, &mut log)
             }
         })
     }
@@ -546,7 +555,10 @@ impl ConcurrentWriter<'_> {
             let mut log = crate::wal::LogPoint::new(&store.wal, &mut store.pending, &store.applied);
             for (side, section) in [(Some(&mut store.out), out), (store.inc.as_mut(), inc)] {
                 if let (Some(side), Some(section)) = (side, section)
-                    && side.log_used.get(section).is_some_and(|&u| u >= side.layout.merge_at)
+                    && side
+                        .log_used
+                        .get(section)
+                        .is_some_and(|&u| u >= side.layout.merge_at)
                 {
                     side.stats.log_merges += 1;
                     if let Err(e) = side.make_room(section, 0, &mut log)
@@ -561,13 +573,18 @@ impl ConcurrentWriter<'_> {
     }
 
     /// Inserts `src -> dst` (weight 1.0 on a weighted store); `Ok(true)` if
-    /// an edge was added. Semantics as [`GraphUpdate::insert_edge`].
+    /// an edge was added. Semantics as [`GraphUpdate::insert_edge`](dyngraph_core::GraphUpdate::insert_edge).
     pub fn insert_edge(&self, src: VertexId, dst: VertexId) -> Result<bool> {
         self.insert_weighted_edge(src, dst, 1.0)
     }
 
     /// Inserts `src -> dst` with `weight` (dropped on an unweighted store).
-    pub fn insert_weighted_edge(&self, src: VertexId, dst: VertexId, weight: Weight) -> Result<bool> {
+    pub fn insert_weighted_edge(
+        &self,
+        src: VertexId,
+        dst: VertexId,
+        weight: Weight,
+    ) -> Result<bool> {
         let added = self.insert(src, dst, weight)?;
         self.after_call(u64::from(added))?;
         Ok(added)
@@ -615,10 +632,12 @@ impl ConcurrentWriter<'_> {
     fn insert(&self, src: VertexId, dst: VertexId, weight: Weight) -> Result<bool> {
         check_limit(self.vertex_limit, [src, dst])?;
         if self.serial {
-            return self.exclusive(|store| store.insert_one(src, dst, weight).and_then(|added| {
-                store.flush_pending()?;
-                Ok(added)
-            }));
+            return self.exclusive(|store| {
+                store.insert_one(src, dst, weight).and_then(|added| {
+                    store.flush_pending()?;
+                    Ok(added)
+                })
+            });
         }
         let weight_bits = if self.weighted { weight.to_bits() } else { 0 };
         loop {
@@ -669,24 +688,31 @@ impl ConcurrentWriter<'_> {
             return Ok(Attempt::Exclusive(Structural::Room(true, dst)));
         }
         let mut stats = DurableStats::default();
-        let merge_out = out.place(src, dst, weight_bits, &mut stats).then_some(out_section);
+        let merge_out = out
+            .place(src, dst, weight_bits, &mut stats)
+            .then_some(out_section);
         let merge_in = match (&inc, in_section) {
             (Some(inc), Some(section)) => inc.place(dst, src, 0, &mut stats).then_some(section),
             _ => None,
         };
         // Logged before the section is released: the log orders each
         // list's changes as they happened.
-        shape.store.wal.append(&[Record::Insert(src, dst, weight_bits)])?;
+        shape
+            .store
+            .wal
+            .append(&[Record::Insert(src, dst, weight_bits)])?;
         self.stats.lock().add(&stats);
         Ok(Attempt::Done((true, merge_out, merge_in)))
     }
 
     fn delete(&self, src: VertexId, dst: VertexId) -> Result<bool> {
         if self.serial {
-            return self.exclusive(|store| store.delete_one(src, dst).and_then(|removed| {
-                store.flush_pending()?;
-                Ok(removed)
-            }));
+            return self.exclusive(|store| {
+                store.delete_one(src, dst).and_then(|removed| {
+                    store.flush_pending()?;
+                    Ok(removed)
+                })
+            });
         }
         let shape = self.shape.read().unwrap_or_else(|e| e.into_inner());
         shape.store.check_usable()?;
@@ -698,7 +724,9 @@ impl ConcurrentWriter<'_> {
         // SAFETY: as in `try_insert`.
         let inc = shape.inc.map(|parts| unsafe { SideView::new(parts) });
         let _out_lock = shape.out_locks[out.section_of(src)].lock();
-        let _in_lock = inc.as_ref().map(|v| shape.in_locks[v.section_of(dst)].lock());
+        let _in_lock = inc
+            .as_ref()
+            .map(|v| shape.in_locks[v.section_of(dst)].lock());
         let mut stats = DurableStats::default();
         if !out.delete(src, dst, &mut stats) {
             return Ok(false);

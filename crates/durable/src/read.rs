@@ -348,7 +348,9 @@ fn by_section<S: EdgeSource + ?Sized>(
         return out;
     }
     let mut next = vec![0usize; sections + 1];
-    edges.for_each_in(0..n, |s, _, _| next[s as usize / vertices_per_section + 1] += 1);
+    edges.for_each_in(0..n, |s, _, _| {
+        next[s as usize / vertices_per_section + 1] += 1
+    });
     for i in 0..sections {
         next[i + 1] += next[i];
     }

@@ -213,7 +213,15 @@ impl fmt::Display for RecoveryReport {
         } else {
             "crash recovery: vertex array rebuilt from the pivots, write-ahead log replayed"
         };
-        writeln!(f, "{how}{}", if self.read_only { " (read-only, in memory)" } else { "" })?;
+        writeln!(
+            f,
+            "{how}{}",
+            if self.read_only {
+                " (read-only, in memory)"
+            } else {
+                ""
+            }
+        )?;
         if let Some(why) = &self.state_file_rejected {
             writeln!(f, "  state file not used: {why}")?;
         }

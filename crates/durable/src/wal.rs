@@ -158,9 +158,8 @@ impl Wal {
         let torn_bytes = tail.len() as u64;
         if !tail.iter().all(|&b| b == 0) {
             // A valid header whose payload runs past the end: cut short.
-            let short = GroupHeader::decode(tail).is_some_and(|g| {
-                at + (GROUP_HEADER_BYTES as u64) + u64::from(g.payload_len) > len
-            });
+            let short = GroupHeader::decode(tail)
+                .is_some_and(|g| at + (GROUP_HEADER_BYTES as u64) + u64::from(g.payload_len) > len);
             let later_valid = (at + 1..len).any(|from| {
                 bytes[from as usize..].starts_with(&crate::format::wal::GROUP_MAGIC.to_le_bytes())
                     && GroupHeader::decode(&bytes[from as usize..])
@@ -460,7 +459,9 @@ impl Drop for Wal {
 fn failed(path: &Path, why: &str) -> Error {
     io(
         path,
-        std::io::Error::other(format!("an earlier log write failed ({why}); reopen the store")),
+        std::io::Error::other(format!(
+            "an earlier log write failed ({why}); reopen the store"
+        )),
     )
 }
 
@@ -480,7 +481,12 @@ fn write_group(shared: &Shared, st: &mut State) -> Result<()> {
     };
     let mut bytes = header.encode();
     bytes.extend_from_slice(&st.buffer);
-    crate::side::check_space(&shared.dir, shared.space_limit, &shared.path, bytes.len() as u64)?;
+    crate::side::check_space(
+        &shared.dir,
+        shared.space_limit,
+        &shared.path,
+        bytes.len() as u64,
+    )?;
     st.file
         .write_all_at(&bytes, st.end)
         .map_err(|e| io(&shared.path, e))?;

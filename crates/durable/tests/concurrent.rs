@@ -162,7 +162,10 @@ fn concurrent_inserts_into_one_section_keep_every_edge_under_group_commit() {
     let stats = store.stats();
     assert!(stats.log_merges > 0 && stats.rebalances > 0, "{stats:?}");
     // The threads took the shared path (log appends under section locks).
-    assert!(stats.log_appends > 0 && stats.in_place_inserts > 0, "{stats:?}");
+    assert!(
+        stats.log_appends > 0 && stats.in_place_inserts > 0,
+        "{stats:?}"
+    );
     store.drop_without_close();
     let store = DurableVcsr::open_with(&dir, &options).unwrap();
     assert_eq!(store.edge_count(), 4000);

@@ -59,7 +59,10 @@ fn apply(
         store.insert_edges(&batch).unwrap();
         model.insert_edges(&batch).unwrap();
         let (s, d) = edges[chunk[0] / 2];
-        assert_eq!(store.delete_edge(s, d).unwrap(), model.delete_edge(s, d).unwrap());
+        assert_eq!(
+            store.delete_edge(s, d).unwrap(),
+            model.delete_edge(s, d).unwrap()
+        );
     }
 }
 
@@ -178,7 +181,9 @@ fn sweep(name: &str, crashed: bool, tally: &mut Tally) {
                         if e.contains(&file_name) {
                             tally.refused += 1;
                         } else {
-                            tally.wrong.push(format!("{what}: refused without naming it: {e}"));
+                            tally
+                                .wrong
+                                .push(format!("{what}: refused without naming it: {e}"));
                         }
                     }
                     Ok(store) => match compare_with_model(&store, &model)
@@ -220,4 +225,3 @@ fn every_flipped_or_zeroed_byte_is_refused_by_name_or_harmless() {
         tally.wrong.join("\n")
     );
 }
-

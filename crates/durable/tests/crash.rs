@@ -722,10 +722,7 @@ fn campaign(writers: usize, default_kills: u64, budget: Duration) {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0xD6A9);
-    let root = std::env::temp_dir().join(format!(
-        "durable-crash-{writers}-{}",
-        std::process::id()
-    ));
+    let root = std::env::temp_dir().join(format!("durable-crash-{writers}-{}", std::process::id()));
     std::fs::create_dir_all(&root).unwrap();
     let started = Instant::now();
     let mut tally = Tally::default();

@@ -178,7 +178,10 @@ fn a_second_writer_is_refused_naming_the_holder_while_readers_share() {
     let rewrites = writer.stats().rewrites;
     insert_in_batches(&mut writer, &edges[20_000..30_000], 2000);
     writer.sync().unwrap();
-    assert!(writer.stats().rewrites > rewrites, "a reader forces a rewrite");
+    assert!(
+        writer.stats().rewrites > rewrites,
+        "a reader forces a rewrite"
+    );
     insert_in_batches(&mut writer, &edges[30_000..40_000], 2000);
     compare_with_model(&reader, &model_of(&edges[..20_000])).unwrap();
     let second = DurableVcsr::open_read_only(&dir).unwrap();
@@ -312,7 +315,11 @@ fn group_commit_acknowledges_within_its_window_without_another_call() {
         assert!(Instant::now() < deadline, "groups of 512 not committed");
         std::thread::sleep(Duration::from_millis(1));
     }
-    assert!(store.stats().commits <= 5120 / 512 + 1, "{:?}", store.stats());
+    assert!(
+        store.stats().commits <= 5120 / 512 + 1,
+        "{:?}",
+        store.stats()
+    );
     store.close().unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }

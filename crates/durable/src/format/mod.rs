@@ -16,7 +16,9 @@ pub mod wal;
 use dyngraph_core::{Error, Result};
 use std::path::Path;
 
-pub use undo::{UNDO_HEADER_BYTES, UNDO_MAGIC, UNDO_SEGMENT_BYTES, UndoFile, UndoHeader, UndoRange, UndoSegment};
+pub use undo::{
+    UNDO_HEADER_BYTES, UNDO_MAGIC, UNDO_SEGMENT_BYTES, UndoFile, UndoHeader, UndoRange, UndoSegment,
+};
 
 /// Format version written into every header; files of another version are
 /// refused. Version 2 added the write-ahead log, page checksums, region
@@ -555,7 +557,10 @@ impl SumsHeader {
     pub(crate) fn decode(bytes: &[u8], path: &Path) -> Result<Self> {
         let mut r = Reader::new(bytes, path);
         if r.bytes(8)? != SUMS_MAGIC {
-            return Err(invalid(path, "bad magic: not a dyngraph page-checksum file"));
+            return Err(invalid(
+                path,
+                "bad magic: not a dyngraph page-checksum file",
+            ));
         }
         check_version(&mut r, path)?;
         let side = match r.u32()? {
@@ -613,7 +618,12 @@ pub(crate) fn log_header(
     entries: &[u32],
 ) -> [u32; LOG_HEADER_WORDS] {
     let words = [generation as u32, (generation >> 32) as u32, synced];
-    [region_crc(section, &words, entries), words[0], words[1], words[2]]
+    [
+        region_crc(section, &words, entries),
+        words[0],
+        words[1],
+        words[2],
+    ]
 }
 
 fn region_crc(section: usize, words: &[u32; 3], entries: &[u32]) -> u32 {
@@ -654,7 +664,11 @@ pub(crate) fn read_region_header(section: usize, region: &[u32], capacity: usize
         ));
     }
     let end = LOG_HEADER_WORDS + synced as usize * LOG_ENTRY_WORDS;
-    let computed = region_crc(section, &[head[1], head[2], head[3]], &region[LOG_HEADER_WORDS..end]);
+    let computed = region_crc(
+        section,
+        &[head[1], head[2], head[3]],
+        &region[LOG_HEADER_WORDS..end],
+    );
     if computed != head[0] {
         return RegionHeader::Corrupt(format!(
             "checksum mismatch over its header and its {synced} acknowledged entries \
@@ -711,7 +725,10 @@ pub(crate) fn state_body<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a [u8]> {
     }
     let (body, crc) = bytes.split_at(bytes.len() - 4);
     if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
-        return Err(invalid(path, "checksum mismatch: the file is torn or corrupted"));
+        return Err(invalid(
+            path,
+            "checksum mismatch: the file is torn or corrupted",
+        ));
     }
     let mut r = Reader::new(body, path);
     if r.bytes(8)? != STATE_MAGIC {

@@ -103,14 +103,20 @@ impl WalHeader {
     pub(crate) fn decode(bytes: &[u8], path: &Path) -> Result<Self> {
         let mut r = Reader::new(bytes, path);
         if r.bytes(8)? != WAL_MAGIC {
-            return Err(invalid(path, "byte 0: bad magic: not a dyngraph write-ahead log"));
+            return Err(invalid(
+                path,
+                "byte 0: bad magic: not a dyngraph write-ahead log",
+            ));
         }
         super::check_version(&mut r, path)?;
         let stride = r.u32()?;
         let base = Mark::read(&mut r)?;
         r.check_crc("write-ahead log header")?;
         if stride != 2 && stride != 3 {
-            return Err(invalid(path, format!("record stride {stride} is not 2 or 3")));
+            return Err(invalid(
+                path,
+                format!("record stride {stride} is not 2 or 3"),
+            ));
         }
         Ok(Self { stride, base })
     }

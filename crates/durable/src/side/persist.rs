@@ -91,7 +91,12 @@ impl Sums {
     }
 
     /// The checksums of an array rewritten in memory by a read-only open.
-    pub(crate) fn in_memory(dir: &Path, side: format::Side, header: &EdgesHeader, values: Vec<u32>) -> Self {
+    pub(crate) fn in_memory(
+        dir: &Path,
+        side: format::Side,
+        header: &EdgesHeader,
+        values: Vec<u32>,
+    ) -> Self {
         Self {
             path: dir.join(sums_file(side, header.generation)),
             file: None,
@@ -198,7 +203,7 @@ impl Sums {
         self.values.truncate(pages);
         self.dirty.truncate(pages.div_ceil(64));
         if let Some(last) = self.dirty.last_mut()
-            && pages % 64 != 0
+            && !pages.is_multiple_of(64)
         {
             *last &= (1u64 << (pages % 64)) - 1;
         }
@@ -326,7 +331,12 @@ impl Side {
                 let end = base + LOG_HEADER_WORDS + used as usize * LOG_ENTRY_WORDS;
                 let head = {
                     let log = self.log_words();
-                    log_header(section, generation, used, &log[base + LOG_HEADER_WORDS..end])
+                    log_header(
+                        section,
+                        generation,
+                        used,
+                        &log[base + LOG_HEADER_WORDS..end],
+                    )
                 };
                 self.write_log_words(base, &head);
                 self.stats.meta_bytes_written += 16;

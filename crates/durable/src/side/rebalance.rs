@@ -26,7 +26,12 @@ impl Side {
     /// Call it only where the side holds exactly the updates logged in
     /// `wal` so far (before an update is placed, or after it is logged): a
     /// rewrite writes that state out as of the log's last record.
-    pub(crate) fn make_room(&mut self, section: usize, extra: u64, log: &mut LogPoint<'_>) -> Result<()> {
+    pub(crate) fn make_room(
+        &mut self,
+        section: usize,
+        extra: u64,
+        log: &mut LogPoint<'_>,
+    ) -> Result<()> {
         let height = self.tree.height();
         let vps = self.layout.vertices_per_section;
         let n = self.vertices.len();
@@ -93,10 +98,7 @@ impl Side {
 
     /// Slots every vertex needs now: a pivot and its live edges.
     pub(crate) fn slots_needed(&self) -> u64 {
-        self.vertices
-            .iter()
-            .map(|e| 1 + u64::from(e.live))
-            .sum()
+        self.vertices.iter().map(|e| 1 + u64::from(e.live)).sum()
     }
 
     /// The new layout of vertices `first..end` over slots `lo..hi`: every
@@ -184,7 +186,12 @@ impl Side {
     /// Rewrites the whole array into a new file of `capacity` slots for
     /// `vertex_count` vertices (the new ones empty), every vertex's logged
     /// edges merged, tombstones dropped (see [`Side::rewrite_from`]).
-    pub(crate) fn rewrite(&mut self, capacity: u64, vertex_count: usize, log: &mut LogPoint<'_>) -> Result<()> {
+    pub(crate) fn rewrite(
+        &mut self,
+        capacity: u64,
+        vertex_count: usize,
+        log: &mut LogPoint<'_>,
+    ) -> Result<()> {
         let n = self.vertices.len();
         let before = self.header.capacity;
         let lengths: Vec<u32> = (0..vertex_count)
@@ -216,7 +223,7 @@ impl Side {
         capacity: u64,
         lengths: &[u32],
         mark: Mark,
-        mut log: Option<&mut LogPoint<'_>>,
+        log: Option<&mut LogPoint<'_>>,
         mut edges_of: impl FnMut(&Self, usize, &mut Vec<(u32, u32)>),
     ) -> Result<()> {
         self.check_usable()?;
@@ -307,7 +314,7 @@ impl Side {
                     return Err(e);
                 }
             };
-            if let Some(log) = log.as_deref_mut()
+            if let Some(log) = log
                 && let Err(e) = log.make_durable()
             {
                 let _ = std::fs::remove_file(&temp);

@@ -4,9 +4,8 @@
 
 use super::{Side, VertexEntry};
 use crate::format::{
-    EMPTY, ID_MASK, LIVE, LOG_ENTRY_WORDS, PAGE_BYTES, PIVOT, RegionHeader,
-    SUMS_HEADER_BYTES, TAG_MASK, TOMBSTONE, invalid, log_entry_check, page_checksum,
-    read_region_header,
+    EMPTY, ID_MASK, LIVE, LOG_ENTRY_WORDS, PAGE_BYTES, PIVOT, RegionHeader, SUMS_HEADER_BYTES,
+    TAG_MASK, TOMBSTONE, invalid, log_entry_check, page_checksum, read_region_header,
 };
 use dyngraph_core::Result;
 use dyngraph_pma::{DensityTree, Thresholds};
@@ -45,11 +44,14 @@ impl Side {
     /// [`Side::verify_mapped`] on the bytes on disk (the last checkpoint),
     /// for a store that has changed since it was opened.
     pub(crate) fn verify_disk(&self) -> Result<Verified> {
-        let edges = std::fs::read(&self.edges.path).map_err(|e| crate::format::io(&self.edges.path, e))?;
+        let edges =
+            std::fs::read(&self.edges.path).map_err(|e| crate::format::io(&self.edges.path, e))?;
         let header = crate::format::EdgesHeader::decode(&edges, &self.edges.path)?;
         // The checksums of the array on disk (a read-only open may hold an
         // array rewritten in memory, a writer may have moved on).
-        let sums_path = self.dir.join(crate::format::sums_file(self.kind, header.generation));
+        let sums_path = self
+            .dir
+            .join(crate::format::sums_file(self.kind, header.generation));
         let sums = std::fs::read(&sums_path).map_err(|e| crate::format::io(&sums_path, e))?;
         let pages = header.pages();
         if sums.len() < SUMS_HEADER_BYTES + pages * 4 {
@@ -59,14 +61,27 @@ impl Side {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect();
-        let log = std::fs::read(&self.log.path).map_err(|e| crate::format::io(&self.log.path, e))?;
+        let log =
+            std::fs::read(&self.log.path).map_err(|e| crate::format::io(&self.log.path, e))?;
         let log: Vec<u32> = bytemuck::pod_collect_to_vec(&log[..log.len() / 4 * 4]);
-        self.verify_bytes(&edges, header.file_len() as usize, &values, &sums_path, &log)
+        self.verify_bytes(
+            &edges,
+            header.file_len() as usize,
+            &values,
+            &sums_path,
+            &log,
+        )
     }
 
     fn verify(&self, edges: &[u8], sums: &[u32], log: &[u32]) -> Result<Verified> {
         let header = crate::format::EdgesHeader::decode(edges, &self.edges.path)?;
-        self.verify_bytes(edges, header.file_len() as usize, sums, &self.sums.path, log)
+        self.verify_bytes(
+            edges,
+            header.file_len() as usize,
+            sums,
+            &self.sums.path,
+            log,
+        )
     }
 
     fn verify_bytes(
@@ -81,7 +96,10 @@ impl Side {
         if edges.len() < len {
             return Err(invalid(
                 &self.edges.path,
-                format!("truncated: {} bytes, its header declares {len}", edges.len()),
+                format!(
+                    "truncated: {} bytes, its header declares {len}",
+                    edges.len()
+                ),
             ));
         }
         let pages = len.div_ceil(PAGE_BYTES);
@@ -201,7 +219,10 @@ impl Side {
                     let Some(vertex) = scanned.vertices.last_mut() else {
                         return Err(invalid(
                             path,
-                            format!("slot {slot} (byte {}): an edge before the first pivot", byte(slot)),
+                            format!(
+                                "slot {slot} (byte {}): an edge before the first pivot",
+                                byte(slot)
+                            ),
                         ));
                     };
                     if !in_run {

@@ -2,9 +2,7 @@
 //! growth. Everything here changes the mapping only; a checkpoint writes it.
 
 use super::{Side, VertexEntry};
-use crate::format::{
-    EDGES_HEADER_BYTES, ID_MASK, LIVE, PIVOT, TOMBSTONE, log_entry_check,
-};
+use crate::format::{EDGES_HEADER_BYTES, ID_MASK, LIVE, PIVOT, TOMBSTONE, log_entry_check};
 use crate::wal::LogPoint;
 use dyngraph_core::{Error, Result, VertexId};
 
@@ -54,7 +52,13 @@ impl Side {
 
     /// Appends `src -> dst` to section `section`'s edge log, linked to
     /// `src`'s previous entry.
-    pub(crate) fn append_log(&mut self, section: usize, src: VertexId, dst: VertexId, weight_bits: u32) {
+    pub(crate) fn append_log(
+        &mut self,
+        section: usize,
+        src: VertexId,
+        dst: VertexId,
+        weight_bits: u32,
+    ) {
         if !self.log_fresh[section] {
             // A region left from an older generation: clear it (a
             // checkpoint stamps its header with the current generation).
@@ -201,7 +205,8 @@ impl Side {
         // checksum is recomputed by the next checkpoint; the new pages are
         // zero, their checksums set now.
         self.edges.mark(old_len - 1, 1);
-        self.sums.resize(self.header.pages(), self.header.file_len())?;
+        self.sums
+            .resize(self.header.pages(), self.header.file_len())?;
         self.stats.resizes += 1;
         Ok(())
     }

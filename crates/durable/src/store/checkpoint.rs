@@ -82,8 +82,7 @@ impl DurableVcsr {
         if let Some(bytes) = self.staged_sidecar.take() {
             let name = sidecar_file(mark.lsn);
             write_atomic(&self.dir, &name, &bytes)?;
-            self.out.header.sidecar =
-                Some((mark.lsn, bytes.len() as u64, crc32fast::hash(&bytes)));
+            self.out.header.sidecar = Some((mark.lsn, bytes.len() as u64, crc32fast::hash(&bytes)));
             self.stats.meta_bytes_written += bytes.len() as u64;
             self.sidecar = Some(bytes);
         }
@@ -189,7 +188,10 @@ impl DurableVcsr {
         let n = self.out.vertices.len();
         let mut log = LogPoint::new(&self.wal, &mut self.pending, &mark);
         log.make_durable()?;
-        for side in [Some(&mut self.out), self.inc.as_mut()].into_iter().flatten() {
+        for side in [Some(&mut self.out), self.inc.as_mut()]
+            .into_iter()
+            .flatten()
+        {
             let capacity = side.capacity();
             side.rewrite(capacity, n, &mut log)?;
         }
@@ -226,7 +228,10 @@ impl DurableVcsr {
     fn arm_undo(&mut self, header: &UndoHeader, body: &[u8]) -> Result<()> {
         let needed = UNDO_HEADER_BYTES as u64 + body.len() as u64;
         let current = self.undo_len();
-        let undo = self.undo.as_ref().expect("a writable store has an undo log");
+        let undo = self
+            .undo
+            .as_ref()
+            .expect("a writable store has an undo log");
         if needed > current {
             crate::side::check_space(
                 &self.dir,
@@ -310,7 +315,8 @@ impl DurableVcsr {
         let body = state_body(&bytes, &path)?;
         let mut r = Reader::new(body, &path);
         let mark = Mark::read(&mut r)?;
-        if mark.lsn != self.superblock.state_lsn || self.sides().any(|s| s.header.checkpoint != mark)
+        if mark.lsn != self.superblock.state_lsn
+            || self.sides().any(|s| s.header.checkpoint != mark)
         {
             return Err(invalid(
                 &path,

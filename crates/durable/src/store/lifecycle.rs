@@ -61,7 +61,13 @@ fn check_store_dir(dir: &Path) -> Result<()> {
 
 /// Writes the files of a new, empty side: the array (header and free
 /// slots), its checksums, an empty edge log.
-fn create_side_files(dir: &Path, kind: SideKind, stride: u32, capacity: u64, space: Option<u64>) -> Result<()> {
+fn create_side_files(
+    dir: &Path,
+    kind: SideKind,
+    stride: u32,
+    capacity: u64,
+    space: Option<u64>,
+) -> Result<()> {
     let header = EdgesHeader {
         side: kind,
         stride,
@@ -231,7 +237,13 @@ impl DurableVcsr {
         let layout = Layout::new(&superblock, options);
         let out = Side::open(&dir, SideKind::Out, &superblock, layout.clone(), read_only)?;
         let inc = if superblock.in_edges {
-            Some(Side::open(&dir, SideKind::In, &superblock, layout, read_only)?)
+            Some(Side::open(
+                &dir,
+                SideKind::In,
+                &superblock,
+                layout,
+                read_only,
+            )?)
         } else {
             None
         };
@@ -363,10 +375,11 @@ impl DurableVcsr {
         };
         let used = n as u64 + kept;
         let capacity = capacity_for(used, &self.out);
-        self.out.rewrite_from(capacity, &lengths, mark, None, |_, v, out| {
-            let from = offsets[v] as usize;
-            out.extend_from_slice(&targets[from..from + lengths[v] as usize]);
-        })?;
+        self.out
+            .rewrite_from(capacity, &lengths, mark, None, |_, v, out| {
+                let from = offsets[v] as usize;
+                out.extend_from_slice(&targets[from..from + lengths[v] as usize]);
+            })?;
         if let Some(inc) = &mut self.inc {
             // The transposed lists: sources grouped by destination.
             let mut in_offsets = vec![0u64; n + 1];
@@ -534,7 +547,11 @@ impl DurableVcsr {
                     .filter_map(|e| {
                         let e = e.ok()?;
                         let m = e.metadata().ok()?;
-                        Some((e.file_name().to_string_lossy().into_owned(), m.ino(), m.len()))
+                        Some((
+                            e.file_name().to_string_lossy().into_owned(),
+                            m.ino(),
+                            m.len(),
+                        ))
                     })
                     .collect()
             })

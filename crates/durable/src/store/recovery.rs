@@ -21,7 +21,9 @@ impl DurableVcsr {
     pub(crate) fn load_or_recover(&mut self, contents: WalContents, verify: bool) -> Result<()> {
         let log_idle = contents.groups.is_empty()
             && contents.torn_bytes == 0
-            && self.sides().all(|s| s.header.checkpoint == contents.header.base);
+            && self
+                .sides()
+                .all(|s| s.header.checkpoint == contents.header.base);
         let mut loaded = false;
         if self.superblock.normal_shutdown {
             if !log_idle {
@@ -87,7 +89,10 @@ impl DurableVcsr {
         }
         // 2. Every page and region against its checksum, then the scan.
         self.verify_sides()?;
-        for side in [Some(&mut self.out), self.inc.as_mut()].into_iter().flatten() {
+        for side in [Some(&mut self.out), self.inc.as_mut()]
+            .into_iter()
+            .flatten()
+        {
             let scanned = side.scan()?;
             let (linked, torn) = (scanned.log_entries, scanned.torn_entry_count);
             side.install(scanned);
@@ -103,7 +108,8 @@ impl DurableVcsr {
         let at = self.out.header.checkpoint;
         for section in redo {
             if section < self.out.section_count() {
-                self.out.make_room(section, 0, &mut LogPoint::replaying(&at))?;
+                self.out
+                    .make_room(section, 0, &mut LogPoint::replaying(&at))?;
                 self.recovery.rebalance_redone = true;
             }
         }
@@ -161,9 +167,7 @@ impl DurableVcsr {
         let mut redo = Vec::new();
         let mut rest = body;
         for index in 0..record.segments {
-            let bad = |why: String| {
-                invalid(&path, format!("armed record, segment {index}: {why}"))
-            };
+            let bad = |why: String| invalid(&path, format!("armed record, segment {index}: {why}"));
             if rest.len() < UNDO_SEGMENT_BYTES {
                 return Err(bad("the body ends inside its descriptor".into()));
             }
@@ -176,9 +180,9 @@ impl DurableVcsr {
                     if rest.len() < len {
                         return Err(bad(format!("{len} bytes, past the body's end")));
                     }
-                    let side = self
-                        .side_of_mut(range.file)
-                        .ok_or_else(|| bad(format!("{:?}: this store has no in-edges", range.file)))?;
+                    let side = self.side_of_mut(range.file).ok_or_else(|| {
+                        bad(format!("{:?}: this store has no in-edges", range.file))
+                    })?;
                     side.restore_range(range.file, range.offset, &rest[..len], read_only)?;
                     rest = &rest[len..];
                     self.recovery.undo_ranges_restored += 1;
@@ -190,8 +194,7 @@ impl DurableVcsr {
                         && segment.hi <= self.out.header.capacity
                         && segment.first_section <= segment.end_section
                         && segment.end_section * region <= self.out.log.len();
-                    let array_len =
-                        (segment.hi.saturating_sub(segment.lo) * stride * 4) as usize;
+                    let array_len = (segment.hi.saturating_sub(segment.lo) * stride * 4) as usize;
                     let log_len = (segment.end_section.saturating_sub(segment.first_section)
                         * region) as usize;
                     if !fits || rest.len() < array_len + log_len {
@@ -243,10 +246,7 @@ impl DurableVcsr {
     /// short.
     fn replay(&mut self, contents: WalContents) -> Result<()> {
         let marks: Vec<_> = self.sides().map(|s| s.header.checkpoint).collect();
-        let behind = [
-            marks[0].lsn,
-            marks.get(1).map_or(u64::MAX, |m| m.lsn),
-        ];
+        let behind = [marks[0].lsn, marks.get(1).map_or(u64::MAX, |m| m.lsn)];
         let start = *marks.iter().min_by_key(|m| m.lsn).expect("a side");
         let furthest = marks.iter().map(|m| m.lsn).max().expect("a side");
         let base = contents.header.base;

@@ -86,7 +86,9 @@ fn validate_side(side: &Side) -> std::result::Result<(), String> {
     }
     for (v, (disk, dram)) in scanned.vertices.iter().zip(&side.vertices).enumerate() {
         if disk != dram {
-            return Err(format!("vertex {v}: {disk:?} in the array, {dram:?} in DRAM"));
+            return Err(format!(
+                "vertex {v}: {disk:?} in the array, {dram:?} in DRAM"
+            ));
         }
         if dram.start + 1 + u64::from(dram.array_len) > side.run_limit(v) {
             return Err(format!("vertex {v}: its run overlaps the next pivot"));
