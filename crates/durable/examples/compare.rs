@@ -8,7 +8,8 @@
 //! cargo run --release -p dyngraph-durable --example compare -- [--kron-scale 20]
 //!     [--datasets college,mathoverflow,kron] [--syncs edge,1k,batch,group,none]
 //!     [--edge-cap 2000] [--k1-cap 200000] [--sqlite-cap 4000000]
-//!     [--sqlite true] [--ablation true] [--whole true] [--repeat 1] [--dir /tmp]
+//!     [--sqlite true] [--ablation true] [--whole true] [--repeat 1]
+//!     [--checkpoint-mib 64] [--vcsr true] [--dir /tmp]
 //! ```
 //!
 //! `--repeat N` runs each cell's durable and `Vcsr` replays N times in
@@ -116,6 +117,8 @@ struct Args {
     ablation: bool,
     whole: bool,
     repeat: usize,
+    checkpoint_mib: u64,
+    vcsr: bool,
     dir: PathBuf,
 }
 
@@ -131,6 +134,8 @@ fn args() -> Args {
         ablation: true,
         whole: true,
         repeat: 1,
+        checkpoint_mib: 64,
+        vcsr: true,
         dir: std::env::temp_dir(),
     };
     let raw: Vec<String> = std::env::args().skip(1).collect();
@@ -147,6 +152,8 @@ fn args() -> Args {
             "--ablation" => args.ablation = value.parse().unwrap(),
             "--whole" => args.whole = value.parse().unwrap(),
             "--repeat" => args.repeat = value.parse().unwrap(),
+            "--checkpoint-mib" => args.checkpoint_mib = value.parse().unwrap(),
+            "--vcsr" => args.vcsr = value.parse().unwrap(),
             "--dir" => args.dir = value.into(),
             other => panic!("unknown argument {other}"),
         }
@@ -218,7 +225,8 @@ fn durable_replay(
     let options = DurableOptions::in_dir(dir)
         .store(StoreOptions::default().in_edges(in_edges))
         .sync(sync.policy())
-        .edge_log(edge_log);
+        .edge_log(edge_log)
+        .checkpoint_bytes(CHECKPOINT_MIB.load(std::sync::atomic::Ordering::Relaxed) << 20);
     let mut store = DurableVcsr::create(dir, options).unwrap();
     let started = Instant::now();
     for batch in edges.chunks(sync.batch()) {
@@ -363,7 +371,11 @@ fn sync_table(args: &Args, edges: &[Edge]) {
             with_log = store.stats();
             drop(store);
             let _ = std::fs::remove_dir_all(&dir);
-            let (_, vcsr_seconds) = vcsr_replay(part, sync.batch(), false);
+            let vcsr_seconds = if args.vcsr {
+                vcsr_replay(part, sync.batch(), false).1
+            } else {
+                f64::NAN
+            };
             runs.push((seconds, vcsr_seconds));
         }
         let seconds = median(runs.iter().map(|r| r.0).collect());
@@ -528,8 +540,12 @@ fn whole_stream(args: &Args, edges: &[Edge]) {
     );
 }
 
+/// `--checkpoint-mib`, for `durable_replay`.
+static CHECKPOINT_MIB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(64);
+
 fn main() {
     let args = args();
+    CHECKPOINT_MIB.store(args.checkpoint_mib, std::sync::atomic::Ordering::Relaxed);
     println!("uptime before: {}", uptime());
     for name in &args.datasets {
         let Some((title, edges)) = load(name, args.kron_scale) else {

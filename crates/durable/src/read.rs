@@ -21,9 +21,34 @@ pub struct DurableNeighbors<'a> {
     end: usize,
     stride: usize,
     log: &'a [u32],
-    /// Word offsets of the vertex's log entries, newest first (popped from
+    /// Word offsets of the vertex's log entries, newest first (taken from
     /// the back: oldest first).
-    chain: Vec<usize>,
+    chain: Chain,
+}
+
+/// A vertex's log chain: inline when short (most are: a region holds a
+/// few dozen entries for a whole section), so reading a vertex allocates
+/// nothing.
+#[derive(Clone, Debug)]
+enum Chain {
+    Inline([u32; 14], u8),
+    Heap(Vec<usize>),
+}
+
+impl Chain {
+    #[inline]
+    fn pop(&mut self) -> Option<usize> {
+        match self {
+            Chain::Inline(at, len) => {
+                if *len == 0 {
+                    return None;
+                }
+                *len -= 1;
+                Some(at[*len as usize] as usize)
+            }
+            Chain::Heap(at) => at.pop(),
+        }
+    }
 }
 
 impl<'a> DurableNeighbors<'a> {
@@ -31,24 +56,38 @@ impl<'a> DurableNeighbors<'a> {
         let entry = side.vertices[v as usize];
         let stride = side.stride;
         let at = (entry.start as usize + 1) * stride;
-        let chain = if entry.log_count == 0 {
-            Vec::new()
-        } else {
+        let log = side.log_words();
+        // Newest first, as the back-pointers run: popped oldest first.
+        let mut chain = Chain::Inline([0; 14], 0);
+        if entry.log_count > 0 {
             let section = side.section_of(v);
-            let mut chain: Vec<usize> = side
-                .log_chain(v)
-                .into_iter()
-                .map(|index| side.log_entry_at(section, index as usize))
-                .collect();
-            chain.reverse();
-            chain
-        };
+            let mut next = entry.log_head;
+            let mut n = 0;
+            while next != 0 && n < entry.log_count as usize {
+                let offset = side.log_entry_at(section, next as usize - 1);
+                match &mut chain {
+                    Chain::Inline(inline, len) if n < inline.len() && offset <= u32::MAX as usize => {
+                        inline[n] = offset as u32;
+                        *len += 1;
+                    }
+                    Chain::Inline(inline, len) => {
+                        let mut heap: Vec<usize> =
+                            inline[..*len as usize].iter().map(|&o| o as usize).collect();
+                        heap.push(offset);
+                        chain = Chain::Heap(heap);
+                    }
+                    Chain::Heap(heap) => heap.push(offset),
+                }
+                n += 1;
+                next = log[offset + 3] & 0xFFFF;
+            }
+        }
         Self {
             words: side.words(),
             at,
             end: at + entry.array_len as usize * stride,
             stride,
-            log: side.log_words(),
+            log,
             chain,
         }
     }
@@ -247,7 +286,12 @@ impl GraphUpdate for DurableVcsr {
                 Ok(())
             };
             if edges.len() >= GROUPED_BATCH {
-                let batch = by_section(edges, max, self.out.layout.vertices_per_section);
+                // The grouping buffers are the store's, reused batch after
+                // batch (a fresh 64K batch would fault in new pages).
+                let mut scratch = std::mem::take(&mut self.batch_scratch);
+                by_section(edges, max, self.out.layout.vertices_per_section, &mut scratch);
+                let batch = &scratch.0;
+                let mut result = Ok(());
                 for (i, &(s, d, w)) in batch.iter().enumerate() {
                     // Look ahead: the entries of later edges' vertices, then
                     // the slots they will take, so that the cache misses of
@@ -264,8 +308,13 @@ impl GraphUpdate for DurableVcsr {
                             inc.prefetch_slot(to);
                         }
                     }
-                    insert(self, s, d, w)?;
+                    if let Err(e) = insert(self, s, d, w) {
+                        result = Err(e);
+                        break;
+                    }
                 }
+                self.batch_scratch = scratch;
+                result?;
             } else {
                 let mut failure = None;
                 edges.for_each_in(0..edges.len(), |s, d, w| {
@@ -338,16 +387,18 @@ fn by_section<S: EdgeSource + ?Sized>(
     edges: &S,
     max: VertexId,
     vertices_per_section: usize,
-) -> Vec<(VertexId, VertexId, Weight)> {
+    (out, next): &mut BatchScratch,
+) {
     let n = edges.len();
     let sections = max as usize / vertices_per_section + 1;
-    let mut out = Vec::with_capacity(n);
+    out.clear();
     if sections > 4 * n {
         edges.for_each_in(0..n, |s, d, w| out.push((s, d, w)));
         out.sort_by_key(|&(s, _, _)| s as usize / vertices_per_section);
-        return out;
+        return;
     }
-    let mut next = vec![0usize; sections + 1];
+    next.clear();
+    next.resize(sections + 1, 0);
     edges.for_each_in(0..n, |s, _, _| {
         next[s as usize / vertices_per_section + 1] += 1
     });
@@ -360,8 +411,11 @@ fn by_section<S: EdgeSource + ?Sized>(
         out[*at] = (s, d, w);
         *at += 1;
     });
-    out
 }
+
+/// The buffers [`by_section`] fills, kept by the store from batch to batch:
+/// the grouped edges, and one counter per section.
+pub(crate) type BatchScratch = (Vec<(VertexId, VertexId, Weight)>, Vec<usize>);
 
 impl DurableVcsr {
     /// The end of an update call, whatever its outcome: what it applied is

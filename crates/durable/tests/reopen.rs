@@ -380,3 +380,27 @@ fn a_sidecar_is_written_with_its_checkpoint_and_checked_on_open() {
     assert!(err.contains("sidecar") && err.contains("damaged"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn open_or_create_appends_to_a_kept_store_and_refuses_other_options() {
+    let edges = college();
+    let dir = fresh_dir("open-or-create");
+    let options = DurableOptions::in_dir(&dir).store(StoreOptions::default().in_edges(true));
+    assert!(!DurableVcsr::is_store_dir(&dir));
+    let (mut store, created) = DurableVcsr::open_or_create(&dir, &options).unwrap();
+    assert!(created);
+    store.insert_edges(&edges[..1000]).unwrap();
+    store.close().unwrap();
+    assert!(DurableVcsr::is_store_dir(&dir));
+    assert!(!DurableVcsr::is_store_dir(dir.join("edges.dat")));
+    let (mut store, created) = DurableVcsr::open_or_create(&dir, &options).unwrap();
+    assert!(!created);
+    store.insert_edges(&edges[1000..2000]).unwrap();
+    compare_with_model(&store, &model_of(&edges[..2000])).unwrap();
+    store.close().unwrap();
+    let err = DurableVcsr::open_or_create(&dir, &DurableOptions::in_dir(&dir))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("in-edges true (asked false)"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

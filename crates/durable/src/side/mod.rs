@@ -369,10 +369,30 @@ impl Side {
             at += stride;
         }
         if entry.log_count > 0 {
+            // The chain runs newest first; walk it into a small buffer on
+            // the stack (a rebalance calls this for every vertex of its
+            // window: no allocation for the common short chains).
             let section = self.section_of(v);
             let log = self.log_words();
-            for index in self.log_chain(v) {
-                let e = self.log_entry_at(section, index as usize);
+            let mut short = [0usize; 64];
+            let mut long = Vec::new();
+            let mut n = 0;
+            let mut next = entry.log_head;
+            while next != 0 && n < entry.log_count as usize {
+                let at = self.log_entry_at(section, next as usize - 1);
+                if n < short.len() {
+                    short[n] = at;
+                } else {
+                    if long.is_empty() {
+                        long.extend_from_slice(&short);
+                    }
+                    long.push(at);
+                }
+                n += 1;
+                next = log[at + 3] & 0xFFFF;
+            }
+            let chain = if n <= short.len() { &short[..n] } else { &long[..] };
+            for &e in chain.iter().rev() {
                 if log[e + 1] & TAG_MASK == LIVE {
                     f(log[e + 1] & ID_MASK, log[e + 2]);
                 }

@@ -58,18 +58,20 @@ impl Sums {
             .map_err(|e| io(&path, e))?;
         let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
         let sums_header = SumsHeader::decode(&bytes, &path)?;
-        let pages = header.pages();
+        // The page counts are compared by the checksum verification, after
+        // recovery's undo restore (a checkpoint cut short may have written
+        // the array's header and not yet this one's).
+        let pages = sums_header.pages as usize;
         if sums_header.side != side
             || sums_header.generation != header.generation
-            || (sums_header.pages as usize) < pages
-            || bytes.len() < SUMS_HEADER_BYTES + sums_header.pages as usize * 4
+            || bytes.len() < SUMS_HEADER_BYTES + pages * 4
         {
             return Err(invalid(
                 &path,
                 format!(
-                    "describes {} pages of generation {} ({} bytes), the array has {pages} \
-                     pages of generation {}",
-                    sums_header.pages,
+                    "describes {pages} pages of {:?} generation {} ({} bytes), the array is \
+                     {side:?} generation {}",
+                    sums_header.side,
                     sums_header.generation,
                     bytes.len(),
                     header.generation

@@ -103,6 +103,16 @@ impl Side {
             ));
         }
         let pages = len.div_ceil(PAGE_BYTES);
+        if sums.len() < pages {
+            return Err(invalid(
+                sums_path,
+                format!(
+                    "holds the checksums of {} pages, {} has {pages}: the files disagree",
+                    sums.len(),
+                    self.edges.path.display()
+                ),
+            ));
+        }
         for (page, &stored) in sums.iter().enumerate().take(pages) {
             let from = page * PAGE_BYTES;
             let to = (from + PAGE_BYTES).min(len);

@@ -293,6 +293,7 @@ impl DurableVcsr {
             stats: Default::default(),
             snapshots: SnapshotRegistry::default(),
             recovery: RecoveryReport::default(),
+            batch_scratch: Default::default(),
             sidecar: None,
             staged_sidecar: None,
             poisoned: None,
@@ -589,6 +590,54 @@ impl DurableVcsr {
             keep.push(crate::format::sidecar_file(lsn));
         }
         keep
+    }
+
+    /// Whether `path` is a durable store's directory (it holds a
+    /// superblock with this store's magic): how a command line tells a
+    /// kept store from a graph file, as `.dgcsr` files are told by magic.
+    pub fn is_store_dir(path: impl AsRef<Path>) -> bool {
+        let sb = path.as_ref().join(SUPERBLOCK_FILE);
+        read_head(&sb).is_ok_and(|head| head.starts_with(crate::format::SUPERBLOCK_MAGIC))
+    }
+
+    /// Opens the store in `dir` to append to it (recovering it first if
+    /// the last run crashed), or creates one there when `dir` holds none:
+    /// `replay --store durable --dir D` on today's and tomorrow's edges.
+    /// Returns the store and whether it was created. When it is opened,
+    /// the layout (semantics, weights, in-edges, sections) is the
+    /// existing store's, and `options.store` must agree with it, or this
+    /// fails saying which.
+    pub fn open_or_create(dir: impl AsRef<Path>, options: &DurableOptions) -> Result<(Self, bool)> {
+        let dir = dir.as_ref();
+        if !Self::is_store_dir(dir) {
+            return Ok((Self::create(dir, options.clone())?, true));
+        }
+        let store = Self::open_with(dir, options)?;
+        let sb = store.superblock;
+        let want = options.store;
+        let mut differences = Vec::new();
+        if sb.simple != (want.semantics == Semantics::Simple) {
+            differences.push(format!(
+                "semantics {} (asked {:?})",
+                if sb.simple { "simple" } else { "multigraph" },
+                want.semantics
+            ));
+        }
+        if sb.weighted != want.weighted {
+            differences.push(format!("weighted {} (asked {})", sb.weighted, want.weighted));
+        }
+        if sb.in_edges != want.in_edges {
+            differences.push(format!("in-edges {} (asked {})", sb.in_edges, want.in_edges));
+        }
+        if !differences.is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "{} holds a durable store with {}: append with the same options, or pick \
+                 another directory",
+                dir.display(),
+                differences.join(", ")
+            )));
+        }
+        Ok((store, false))
     }
 
     /// Opens the store in `dir` (recovering it if needed), closes it

@@ -64,6 +64,8 @@ pub struct DurableVcsr {
     pub(crate) stats: DurableStats,
     pub(crate) snapshots: SnapshotRegistry,
     pub(crate) recovery: RecoveryReport,
+    /// Buffers a large batch is grouped in, kept from call to call.
+    pub(crate) batch_scratch: crate::read::BatchScratch,
     /// The sidecar blob of the last checkpoint, and one staged for the next.
     pub(crate) sidecar: Option<Vec<u8>>,
     pub(crate) staged_sidecar: Option<Vec<u8>>,
