@@ -16,21 +16,22 @@ use std::ops::Range;
 /// array, then its edge-log entries in insertion order (DGAP §3.1.3).
 #[derive(Clone, Debug)]
 pub struct DurableNeighbors<'a> {
-    words: &'a [u32],
-    at: usize,
-    end: usize,
+    /// The run's slot words (one per slot, or slot and weight with
+    /// stride 2).
+    run: std::slice::Iter<'a, u32>,
     stride: usize,
     log: &'a [u32],
-    /// Word offsets of the vertex's log entries, newest first (taken from
-    /// the back: oldest first).
+    /// The vertex's log entries.
     chain: Chain,
 }
 
-/// A vertex's log chain: inline when short (most are: a region holds a
-/// few dozen entries for a whole section), so reading a vertex allocates
-/// nothing.
+/// A vertex's log chain, newest first (taken from the back: oldest first):
+/// none for most vertices of a kept store, inline when short (a region
+/// holds a few dozen entries for a whole section), so reading a vertex
+/// allocates nothing.
 #[derive(Clone, Debug)]
 enum Chain {
+    Empty,
     Inline([u32; 14], u8),
     Heap(Vec<usize>),
 }
@@ -39,6 +40,7 @@ impl Chain {
     #[inline]
     fn pop(&mut self) -> Option<usize> {
         match self {
+            Chain::Empty => None,
             Chain::Inline(at, len) => {
                 if *len == 0 {
                     return None;
@@ -49,43 +51,58 @@ impl Chain {
             Chain::Heap(at) => at.pop(),
         }
     }
+
+    /// The chain of `v` (whose entry says it has log entries).
+    fn of(side: &Side, v: VertexId, log: &[u32]) -> Self {
+        let entry = side.vertices[v as usize];
+        let section = side.section_of(v);
+        let mut chain = Chain::Inline([0; 14], 0);
+        let mut next = entry.log_head;
+        let mut n = 0;
+        while next != 0 && n < entry.log_count as usize {
+            let offset = side.log_entry_at(section, next as usize - 1);
+            match &mut chain {
+                Chain::Inline(inline, len) if n < inline.len() && offset <= u32::MAX as usize => {
+                    inline[n] = offset as u32;
+                    *len += 1;
+                }
+                Chain::Inline(inline, len) => {
+                    let mut heap: Vec<usize> =
+                        inline[..*len as usize].iter().map(|&o| o as usize).collect();
+                    heap.push(offset);
+                    chain = Chain::Heap(heap);
+                }
+                Chain::Heap(heap) => heap.push(offset),
+                Chain::Empty => unreachable!("built from Inline"),
+            }
+            n += 1;
+            next = log[offset + 3] & 0xFFFF;
+        }
+        chain
+    }
 }
 
 impl<'a> DurableNeighbors<'a> {
+    #[inline]
     fn new(side: &'a Side, v: VertexId) -> Self {
+        Self::of(side, side.words(), side.log_words(), v)
+    }
+
+    /// [`DurableNeighbors::new`] with the side's word slices taken once by
+    /// a handle.
+    #[inline]
+    fn of(side: &'a Side, words: &'a [u32], log: &'a [u32], v: VertexId) -> Self {
         let entry = side.vertices[v as usize];
         let stride = side.stride;
-        let at = (entry.start as usize + 1) * stride;
-        let log = side.log_words();
-        // Newest first, as the back-pointers run: popped oldest first.
-        let mut chain = Chain::Inline([0; 14], 0);
-        if entry.log_count > 0 {
-            let section = side.section_of(v);
-            let mut next = entry.log_head;
-            let mut n = 0;
-            while next != 0 && n < entry.log_count as usize {
-                let offset = side.log_entry_at(section, next as usize - 1);
-                match &mut chain {
-                    Chain::Inline(inline, len) if n < inline.len() && offset <= u32::MAX as usize => {
-                        inline[n] = offset as u32;
-                        *len += 1;
-                    }
-                    Chain::Inline(inline, len) => {
-                        let mut heap: Vec<usize> =
-                            inline[..*len as usize].iter().map(|&o| o as usize).collect();
-                        heap.push(offset);
-                        chain = Chain::Heap(heap);
-                    }
-                    Chain::Heap(heap) => heap.push(offset),
-                }
-                n += 1;
-                next = log[offset + 3] & 0xFFFF;
-            }
-        }
+        let from = (entry.start as usize + 1) * stride;
+        let run = words[from..from + entry.array_len as usize * stride].iter();
+        let chain = if entry.log_count == 0 {
+            Chain::Empty
+        } else {
+            Chain::of(side, v, log)
+        };
         Self {
-            words: side.words(),
-            at,
-            end: at + entry.array_len as usize * stride,
+            run,
             stride,
             log,
             chain,
@@ -95,19 +112,21 @@ impl<'a> DurableNeighbors<'a> {
     /// The next live edge as `(neighbour, weight bits)`.
     #[inline]
     fn next_raw(&mut self) -> Option<(VertexId, u32)> {
-        while self.at < self.end {
-            let word = self.words[self.at];
-            let at = self.at;
-            self.at += self.stride;
+        while let Some(&word) = self.run.next() {
+            let weight = if self.stride == 2 {
+                self.run.next().copied().unwrap_or(0)
+            } else {
+                0
+            };
             if word & TAG_MASK == LIVE {
-                let weight = if self.stride == 2 {
-                    self.words[at + 1]
-                } else {
-                    0
-                };
                 return Some((word & ID_MASK, weight));
             }
         }
+        self.next_logged()
+    }
+
+    #[inline]
+    fn next_logged(&mut self) -> Option<(VertexId, u32)> {
         while let Some(at) = self.chain.pop() {
             let word = self.log[at + 1];
             if word & TAG_MASK == LIVE {
@@ -125,15 +144,39 @@ impl Iterator for DurableNeighbors<'_> {
     fn next(&mut self) -> Option<VertexId> {
         if self.stride == 1 {
             // The common, unweighted case: a tight walk over the run.
-            while self.at < self.end {
-                let word = self.words[self.at];
-                self.at += 1;
+            for &word in &mut self.run {
                 if word & TAG_MASK == LIVE {
                     return Some(word & ID_MASK);
                 }
             }
+            return self.next_logged().map(|(d, _)| d);
         }
         self.next_raw().map(|(d, _)| d)
+    }
+
+    /// A tight loop over the run, then the log chain: what `sum`,
+    /// `for_each` and the kernels' folds compile to.
+    #[inline]
+    fn fold<B, F: FnMut(B, VertexId) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        if self.stride == 1 {
+            for &word in self.run.by_ref() {
+                if word & TAG_MASK == LIVE {
+                    acc = f(acc, word & ID_MASK);
+                }
+            }
+        } else {
+            for pair in self.run.as_slice().chunks_exact(2) {
+                if pair[0] & TAG_MASK == LIVE {
+                    acc = f(acc, pair[0] & ID_MASK);
+                }
+            }
+            self.run = [].iter();
+        }
+        while let Some((d, _)) = self.next_logged() {
+            acc = f(acc, d);
+        }
+        acc
     }
 }
 
@@ -167,19 +210,23 @@ impl<'a> WeightedOutNeighbors for DurableWeights<'a> {
 /// transposed edge array (`in-edges.dat`), kept in step with the out-edges
 /// by every update and by recovery.
 #[derive(Clone, Copy, Debug)]
-pub struct DurableInEdges<'a>(&'a Side);
+pub struct DurableInEdges<'a> {
+    side: &'a Side,
+    words: &'a [u32],
+    log: &'a [u32],
+}
 
 impl<'a> InNeighbors for DurableInEdges<'a> {
     type InNeighbors = DurableNeighbors<'a>;
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
-        u64::from(self.0.vertices[v as usize].live)
+        u64::from(self.side.vertices[v as usize].live)
     }
 
     #[inline]
     fn in_neighbors(self, v: VertexId) -> Self::InNeighbors {
-        DurableNeighbors::new(self.0, v)
+        DurableNeighbors::of(self.side, self.words, self.log, v)
     }
 }
 
@@ -219,7 +266,11 @@ impl InEdges for DurableVcsr {
     /// (pull kernels push instead, and say so).
     fn in_edges(&self) -> Result<DurableInEdges<'_>> {
         match &self.inc {
-            Some(inc) => Ok(DurableInEdges(inc)),
+            Some(inc) => Ok(DurableInEdges {
+                side: inc,
+                words: inc.words(),
+                log: inc.log_words(),
+            }),
             None => Err(Error::missing(
                 <Self as GraphStore>::NAME,
                 Capability::InEdges,

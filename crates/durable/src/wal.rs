@@ -22,6 +22,7 @@ use dyngraph_core::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -70,6 +71,9 @@ struct Shared {
     read_only: bool,
     space_limit: Option<u64>,
     state: Mutex<State>,
+    /// Bytes of the file plus the buffer, as of the last change (read
+    /// without the lock by the checkpoint threshold).
+    size: AtomicU64,
     /// Wakes the committer (work to do, or stop).
     wake: Condvar,
     /// Wakes callers waiting for durability or for buffer room.
@@ -239,6 +243,7 @@ impl Wal {
                 stats: WalStats::default(),
                 group: None,
             }),
+            size: AtomicU64::new(valid_end),
             wake: Condvar::new(),
             progress: Condvar::new(),
         });
@@ -292,12 +297,17 @@ impl Wal {
             record.encode(shared.stride, &mut st.buffer);
             st.appended.advance(record);
         }
+        let before = st.buffered;
         st.buffered += records.len() as u64;
+        shared
+            .size
+            .store(st.end + st.buffer.len() as u64, Ordering::Relaxed);
         if st.first_buffered.is_none() {
             st.first_buffered = Some(Instant::now());
         }
         if shared.read_only {
             // Nothing is ever written: the records only advance the mark.
+            shared.size.store(st.end, Ordering::Relaxed);
             st.buffer.clear();
             st.buffered = 0;
             st.written = st.appended;
@@ -306,7 +316,9 @@ impl Wal {
         }
         match st.group {
             Some(policy) => {
-                if st.buffered >= policy.max_updates {
+                // Wake the committer when the group fills (once: it takes
+                // the whole buffer when it wakes).
+                if before < policy.max_updates && st.buffered >= policy.max_updates {
                     shared.wake.notify_one();
                 }
                 while st.buffered >= GROUPS_IN_FLIGHT * policy.max_updates && st.error.is_none() {
@@ -335,10 +347,10 @@ impl Wal {
         lock(&self.shared.state).last_commit
     }
 
-    /// Bytes in the log file (for the checkpoint threshold).
+    /// Bytes in the log file and its buffer (for the checkpoint
+    /// threshold; no lock).
     pub(crate) fn file_bytes(&self) -> u64 {
-        let st = lock(&self.shared.state);
-        st.end + st.buffer.len() as u64
+        self.shared.size.load(Ordering::Relaxed)
     }
 
     /// The counters so far.
@@ -370,6 +382,7 @@ impl Wal {
             .map_err(|e| io(&shared.path, e))?;
         st.file = Arc::new(file);
         st.end = WAL_HEADER_BYTES as u64;
+        shared.size.store(st.end, Ordering::Relaxed);
         st.base = base;
         // Whatever was buffered is in the checkpoint.
         st.buffer.clear();
@@ -406,6 +419,7 @@ impl Wal {
         };
         write().map_err(|e| io(&shared.path, e))?;
         st.end = WAL_HEADER_BYTES as u64;
+        shared.size.store(st.end, Ordering::Relaxed);
         st.base = base;
         st.buffer.clear();
         st.buffered = 0;
@@ -492,6 +506,7 @@ fn write_group(shared: &Shared, st: &mut State) -> Result<()> {
         .map_err(|e| io(&shared.path, e))?;
     crate::failpoint::fail_point("wal-written");
     st.end += bytes.len() as u64;
+    shared.size.store(st.end, Ordering::Relaxed);
     st.written = st.appended;
     st.buffer.clear();
     st.buffered = 0;
