@@ -85,7 +85,26 @@ impl Chain {
 impl<'a> DurableNeighbors<'a> {
     #[inline]
     fn new(side: &'a Side, v: VertexId) -> Self {
-        Self::of(side, side.words(), side.log_words(), v)
+        let entry = side.vertices[v as usize];
+        let stride = side.stride;
+        let from = (entry.start as usize + 1) * stride;
+        let run = side.words()[from..from + entry.array_len as usize * stride].iter();
+        if entry.log_count == 0 {
+            // Most vertices of a kept store: the run alone.
+            return Self {
+                run,
+                stride,
+                log: &[],
+                chain: Chain::Empty,
+            };
+        }
+        let log = side.log_words();
+        Self {
+            run,
+            stride,
+            log,
+            chain: Chain::of(side, v, log),
+        }
     }
 
     /// [`DurableNeighbors::new`] with the side's word slices taken once by
