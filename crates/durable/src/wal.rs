@@ -30,6 +30,11 @@ use std::time::Instant;
 /// Buffered bytes past which a synchronous policy writes the buffer out
 /// (without a barrier) to bound its memory.
 const WRITE_BEHIND_BYTES: usize = 8 << 20;
+/// Zeros written ahead of the log's end at a time: a quarter of the log,
+/// within these bounds (so extending the file, the one commit in many that
+/// journals a new size, stays rare however long the log grows).
+const PREALLOCATE_MIN: u64 = 256 << 10;
+const PREALLOCATE_MAX: u64 = 16 << 20;
 /// Under group commit, an update call waits once this many groups' worth
 /// of updates are buffered: the bound on what a crash may lose.
 const GROUPS_IN_FLIGHT: u64 = 16;
@@ -45,8 +50,13 @@ pub(crate) struct WalStats {
 #[derive(Debug)]
 struct State {
     file: Arc<File>,
-    /// Bytes of the file (where the next group goes).
+    /// Where the next group goes (the log's logical end).
     end: u64,
+    /// Bytes of the file: past `end` it is zeros written ahead, so that a
+    /// commit overwrites allocated blocks and its `fdatasync` need not
+    /// journal a new file size (3-4 ms on ext4 where the data alone takes
+    /// 0.4 ms).
+    allocated: u64,
     base: Mark,
     buffer: Vec<u8>,
     buffered: u64,
@@ -159,17 +169,32 @@ impl Wal {
         }
         let valid_end = at;
         let tail = &bytes[at as usize..];
-        let torn_bytes = tail.len() as u64;
-        if !tail.iter().all(|&b| b == 0) {
-            // A valid header whose payload runs past the end: cut short.
-            let short = GroupHeader::decode(tail)
-                .is_some_and(|g| at + (GROUP_HEADER_BYTES as u64) + u64::from(g.payload_len) > len);
+        // The file is preallocated with zeros: the log ends where they
+        // begin. What lies between is a group that failed its checks.
+        let written = tail.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+        let torn_bytes = written as u64;
+        if written > 0 {
+            // Torn by a power cut: within the group's span (its header
+            // says it, or, if the header itself is gone, its first 64
+            // bytes) some sectors were never written (a run of zeros no
+            // group holds), or the span runs past the end of the file.
+            // Damage leaves the span whole.
+            let torn = match GroupHeader::decode(tail) {
+                Some(g) => {
+                    let span = GROUP_HEADER_BYTES + g.payload_len as usize;
+                    span > tail.len() || has_zero_run(&tail[..span])
+                }
+                None => {
+                    tail.len() < GROUP_HEADER_BYTES
+                        || has_zero_run(&tail[..tail.len().min(2 * GROUP_HEADER_BYTES)])
+                }
+            };
             let later_valid = (at + 1..len).any(|from| {
                 bytes[from as usize..].starts_with(&crate::format::wal::GROUP_MAGIC.to_le_bytes())
                     && GroupHeader::decode(&bytes[from as usize..])
                         .is_some_and(|g| g.first_lsn >= expected)
             });
-            if !(short || has_zero_run(tail)) || later_valid {
+            if !torn || later_valid {
                 return Err(invalid(
                     &path,
                     format!(
@@ -198,10 +223,12 @@ impl Wal {
     /// durable (recovery may write arrays holding it); its marks start at
     /// `base` until [`Wal::resume`]. A read-only log appends to memory
     /// only.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn open(
         dir: &Path,
         stride: usize,
         valid_end: u64,
+        torn_bytes: u64,
         base: Mark,
         read_only: bool,
         space_limit: Option<u64>,
@@ -214,13 +241,16 @@ impl Wal {
             .map_err(|e| io(&path, e))?;
         if !read_only {
             let len = file.metadata().map_err(|e| io(&path, e))?.len();
-            if len > valid_end {
+            if torn_bytes > 0 {
+                // Cut the torn group (and the zeros ahead of it).
                 file.set_len(valid_end).map_err(|e| io(&path, e))?;
             }
-            if valid_end > WAL_HEADER_BYTES as u64 || len > valid_end {
+            if valid_end > WAL_HEADER_BYTES as u64 || torn_bytes > 0 {
                 file.sync_all().map_err(|e| io(&path, e))?;
             }
+            let _ = len;
         }
+        let allocated = file.metadata().map_err(|e| io(&path, e))?.len();
         let shared = Arc::new(Shared {
             dir: dir.to_path_buf(),
             path,
@@ -230,6 +260,7 @@ impl Wal {
             state: Mutex::new(State {
                 file: Arc::new(file),
                 end: valid_end,
+                allocated,
                 base,
                 buffer: Vec::new(),
                 buffered: 0,
@@ -382,6 +413,7 @@ impl Wal {
             .map_err(|e| io(&shared.path, e))?;
         st.file = Arc::new(file);
         st.end = WAL_HEADER_BYTES as u64;
+        st.allocated = WAL_HEADER_BYTES as u64;
         shared.size.store(st.end, Ordering::Relaxed);
         st.base = base;
         // Whatever was buffered is in the checkpoint.
@@ -411,14 +443,33 @@ impl Wal {
             base,
         }
         .encode();
-        let write = || -> std::io::Result<()> {
-            st.file.set_len(WAL_HEADER_BYTES as u64)?;
+        let start = WAL_HEADER_BYTES as u64;
+        // A short log is zeroed in place, from its end backwards (a crash
+        // part-way leaves a valid prefix of groups the arrays already
+        // hold, and zeros): its zeros ahead stay allocated. A long one is
+        // cut. Either way the header comes last.
+        let keep = st.end - start <= PREALLOCATE_MAX;
+        let write = |st: &State| -> std::io::Result<()> {
+            if keep {
+                static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+                let mut end = st.end;
+                while end > start {
+                    let from = end.saturating_sub(ZEROS.len() as u64).max(start);
+                    st.file.write_all_at(&ZEROS[..(end - from) as usize], from)?;
+                    end = from;
+                }
+            } else {
+                st.file.set_len(start)?;
+            }
             crate::failpoint::fail_point("wal-cut");
             st.file.write_all_at(&header, 0)?;
             st.file.sync_data()
         };
-        write().map_err(|e| io(&shared.path, e))?;
-        st.end = WAL_HEADER_BYTES as u64;
+        write(&st).map_err(|e| io(&shared.path, e))?;
+        st.end = start;
+        if !keep {
+            st.allocated = start;
+        }
         shared.size.store(st.end, Ordering::Relaxed);
         st.base = base;
         st.buffer.clear();
@@ -495,12 +546,10 @@ fn write_group(shared: &Shared, st: &mut State) -> Result<()> {
     };
     let mut bytes = header.encode();
     bytes.extend_from_slice(&st.buffer);
-    crate::side::check_space(
-        &shared.dir,
-        shared.space_limit,
-        &shared.path,
-        bytes.len() as u64,
-    )?;
+    let need = st.end + bytes.len() as u64;
+    if need > st.allocated {
+        preallocate(shared, st, need)?;
+    }
     st.file
         .write_all_at(&bytes, st.end)
         .map_err(|e| io(&shared.path, e))?;
@@ -513,6 +562,42 @@ fn write_group(shared: &Shared, st: &mut State) -> Result<()> {
     st.first_buffered = None;
     st.stats.bytes_written += bytes.len() as u64;
     shared.progress.notify_all();
+    Ok(())
+}
+
+/// Writes zeros ahead of the log's end, past `need`: a chunk when there is
+/// room, else exactly what the next group needs (a full disk, or an
+/// injected space limit).
+fn preallocate(shared: &Shared, st: &mut State, need: u64) -> Result<()> {
+    static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+    let chunk = (st.end / 4)
+        .clamp(PREALLOCATE_MIN, PREALLOCATE_MAX)
+        .max(need - st.allocated);
+    let fits = |extra: u64| {
+        crate::side::check_space(&shared.dir, shared.space_limit, &shared.path, extra).is_ok()
+    };
+    let target = if fits(chunk) {
+        st.allocated + chunk
+    } else {
+        need
+    };
+    crate::side::check_space(
+        &shared.dir,
+        shared.space_limit,
+        &shared.path,
+        target - st.allocated,
+    )?;
+    let mut at = st.allocated;
+    while at < target {
+        let n = (target - at).min(ZEROS.len() as u64) as usize;
+        if let Err(e) = st.file.write_all_at(&ZEROS[..n], at) {
+            // Keep what was written; the next group will need less.
+            st.allocated = at;
+            return Err(io(&shared.path, e));
+        }
+        at += n as u64;
+    }
+    st.allocated = target;
     Ok(())
 }
 

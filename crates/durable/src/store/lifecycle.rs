@@ -264,6 +264,7 @@ impl DurableVcsr {
             &dir,
             record_stride(superblock.weighted),
             contents.valid_end,
+            contents.torn_bytes,
             contents.header.base,
             read_only,
             options.space_limit,
