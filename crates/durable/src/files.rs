@@ -1,7 +1,7 @@
 //! Files: copy-on-write mapped files with dirty-page tracking, written back
-//! with pwrite + fdatasync at a sync; atomic whole-file replacement (temp + fsync + rename + directory fsync),
-//! preallocation that reports a full disk as an error, and the fail points
-//! the crash tests use.
+//! with pwrite + fdatasync at a checkpoint; atomic whole-file replacement
+//! (temp + fsync + rename + directory fsync); preallocation that reports a
+//! full disk as an error.
 
 use crate::format::io;
 use dyngraph_core::{Error, Result};
@@ -10,7 +10,6 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// Page size assumed for dirty tracking and flush accounting.
 pub(crate) const PAGE: u64 = 4096;
@@ -18,42 +17,49 @@ pub(crate) const PAGE: u64 = 4096;
 /// Maps the whole of `file` copy-on-write (`MAP_PRIVATE`): writes go to
 /// private pages the kernel never writes back on its own, so the file
 /// changes only when the store writes those pages out with `pwrite` at a
-/// sync, after the undo record protecting them is durable.
+/// checkpoint, after the undo record protecting them is durable.
 ///
 /// # Safety
 ///
 /// The caller must guarantee that, for as long as the mapping lives, no
-/// other process truncates the file or changes it behind the store's back:
-/// memmap2 hands out the bytes as a plain `&mut [u8]`, a page not yet
-/// copied reads the file's page cache, and a truncation would turn reads
-/// into `SIGBUS`. The store guarantees it by holding an exclusive lock on
-/// the directory's `LOCK` file while it is open, by writing to a mapped
-/// file only pages it has itself changed in the mapping (so the file and
-/// the mapping agree on every page), and by growing or replacing a file
-/// only with no private page pending and then mapping it again.
+/// process truncates the file below the mapped length (reads past the end
+/// of a file are `SIGBUS`) and that pages of the file that this mapping
+/// has not copied are changed only in ways its owner tolerates. The store
+/// guarantees it: files are never shortened while mapped; a writer changes
+/// a mapped file in place only at a checkpoint, holding the readers' lock
+/// exclusively (so no read-only open maps it meanwhile), and writes there
+/// only pages it changed in its own mapping (so file and mapping agree);
+/// arrays are otherwise replaced by rename, which leaves existing mappings
+/// on the old file.
 unsafe fn map_file(file: &File) -> std::io::Result<MmapMut> {
     // SAFETY: the caller upholds this function's contract (above).
     unsafe { memmap2::MmapOptions::new().map_copy(file) }
 }
 
-/// A file mapped read-write, with the pages written since the last flush.
+/// A file mapped copy-on-write, with the pages written since the last
+/// write-back.
 #[derive(Debug)]
 pub(crate) struct MappedFile {
     pub(crate) path: PathBuf,
     file: File,
     map: Option<MmapMut>,
-    /// One bit per page written since the last flush: constant memory per
-    /// page of file (a 1 GiB file needs 32 KiB), however many writes.
-    dirty: Vec<u64>,
-    dirty_pages: u64,
+    /// One bit per page written since the last write-back: constant memory
+    /// per page of file (a 1 GiB file needs 32 KiB), however many writes.
+    /// Sized to the mapping, so marking never allocates (the concurrent
+    /// writer marks through atomics).
+    pub(crate) dirty: Vec<u64>,
+    /// Opened without write access: nothing is ever written back.
+    read_only: bool,
 }
 
 impl MappedFile {
-    /// Opens and maps an existing file.
-    pub(crate) fn open(path: PathBuf) -> Result<Self> {
+    /// Opens and maps an existing file (for writing back unless
+    /// `read_only`; a read-only file is still mapped privately writable, so
+    /// that an in-memory recovery can patch its pages).
+    pub(crate) fn open(path: PathBuf, read_only: bool) -> Result<Self> {
         let file = OpenOptions::new()
             .read(true)
-            .write(true)
+            .write(!read_only)
             .open(&path)
             .map_err(|e| io(&path, e))?;
         let mut mapped = Self {
@@ -61,7 +67,7 @@ impl MappedFile {
             file,
             map: None,
             dirty: Vec::new(),
-            dirty_pages: 0,
+            read_only,
         };
         mapped.remap()?;
         Ok(mapped)
@@ -71,18 +77,29 @@ impl MappedFile {
         self.map = None;
         let len = self.file.metadata().map_err(|e| io(&self.path, e))?.len();
         if len > 0 {
-            // SAFETY: the store holds the directory lock, so no other
-            // process maps or changes this file; this struct is the only
-            // mapping of it, and it changes the file's length only in
-            // `grow`, which drops the mapping first.
+            // SAFETY: the store upholds `map_file`'s contract (see there):
+            // it never shortens a mapped file and writes mapped files in
+            // place only under the readers' lock.
             self.map = Some(unsafe { map_file(&self.file) }.map_err(|e| io(&self.path, e))?);
         }
+        self.dirty = vec![0; self.pages().div_ceil(64)];
         Ok(())
     }
 
-    /// The file's length.
+    /// Maps the file again, dropping the private pages (their changes are
+    /// moot: a rewrite made them stale).
+    pub(crate) fn reload(&mut self) -> Result<()> {
+        self.remap()
+    }
+
+    /// The file's (mapped) length.
     pub(crate) fn len(&self) -> u64 {
         self.map.as_ref().map_or(0, |m| m.len() as u64)
+    }
+
+    /// Pages of the mapping (the last may be partial).
+    pub(crate) fn pages(&self) -> usize {
+        self.len().div_ceil(PAGE) as usize
     }
 
     /// The mapped bytes.
@@ -103,24 +120,23 @@ impl MappedFile {
             return;
         }
         for page in offset / PAGE..=(offset + len - 1) / PAGE {
-            let (word, bit) = ((page / 64) as usize, page % 64);
-            if word >= self.dirty.len() {
-                self.dirty.resize(word + 1, 0);
-            }
-            if self.dirty[word] & (1 << bit) == 0 {
-                self.dirty[word] |= 1 << bit;
-                self.dirty_pages += 1;
-            }
+            self.dirty[(page / 64) as usize] |= 1 << (page % 64);
         }
     }
 
-    /// Whether anything is waiting for a flush.
-    pub(crate) fn is_dirty(&self) -> bool {
-        self.dirty_pages > 0
+    /// Pages waiting for a write-back.
+    pub(crate) fn dirty_pages(&self) -> u64 {
+        self.dirty.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Whether page `page` waits for a write-back.
+    #[inline]
+    pub(crate) fn is_page_dirty(&self, page: usize) -> bool {
+        self.dirty[page / 64] & (1 << (page % 64)) != 0
     }
 
     /// The runs of dirty pages, `(first, end)`, in order.
-    fn dirty_runs(&self) -> Vec<(u64, u64)> {
+    pub(crate) fn dirty_runs(&self) -> Vec<(u64, u64)> {
         let mut runs: Vec<(u64, u64)> = Vec::new();
         for (w, &bits) in self.dirty.iter().enumerate() {
             let mut bits = bits;
@@ -136,29 +152,36 @@ impl MappedFile {
         runs
     }
 
+    /// The dirty byte ranges `(offset, len)`, clipped to the file.
+    pub(crate) fn dirty_ranges(&self) -> Vec<(u64, u64)> {
+        let len = self.len();
+        self.dirty_runs()
+            .into_iter()
+            .map(|(first, end)| (first * PAGE, (end * PAGE).min(len) - first * PAGE))
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
+
+    /// Forgets the dirty pages without writing them (a read-only open's
+    /// in-memory repairs, or pages a rewrite made moot).
+    pub(crate) fn clear_dirty(&mut self) {
+        self.dirty.fill(0);
+    }
+
     /// Writes the dirty pages to the file (`pwrite`, no barrier) in file
     /// order; returns their bytes.
     pub(crate) fn write_back(&mut self) -> Result<u64> {
-        if self.dirty_pages == 0 {
-            return Ok(0);
-        }
-        let runs = self.dirty_runs();
+        let ranges = self.dirty_ranges();
         let mut written = 0;
         if let Some(map) = self.map.as_ref() {
-            let len = map.len() as u64;
-            for (first, end) in runs {
-                let offset = first * PAGE;
-                let end = (end * PAGE).min(len);
-                if offset < end {
-                    self.file
-                        .write_all_at(&map[offset as usize..end as usize], offset)
-                        .map_err(|e| io(&self.path, e))?;
-                    written += end - offset;
-                }
+            for (offset, len) in ranges {
+                self.file
+                    .write_all_at(&map[offset as usize..(offset + len) as usize], offset)
+                    .map_err(|e| io(&self.path, e))?;
+                written += len;
             }
         }
-        self.dirty.fill(0);
-        self.dirty_pages = 0;
+        self.clear_dirty();
         Ok(written)
     }
 
@@ -168,15 +191,8 @@ impl MappedFile {
         self.file.sync_data().map_err(|e| io(&self.path, e))
     }
 
-    /// [`MappedFile::write_back`] then [`MappedFile::barrier`].
-    pub(crate) fn flush(&mut self) -> Result<u64> {
-        let written = self.write_back()?;
-        self.barrier()?;
-        Ok(written)
-    }
-
     /// The file's bytes `offset..offset + len` as they are on disk (the
-    /// last synced state: private pages are not in the file yet).
+    /// last checkpoint's state: private pages are not in the file yet).
     pub(crate) fn read_disk(&self, offset: u64, len: u64) -> Result<Vec<u8>> {
         let mut bytes = vec![0u8; len as usize];
         self.file
@@ -185,9 +201,15 @@ impl MappedFile {
         Ok(bytes)
     }
 
-    /// Writes `bytes` at `offset` straight to the file and makes them
-    /// durable, then maps the file again (recovery's undo restore).
-    pub(crate) fn write_disk(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
+    /// Puts `bytes` back at `offset` (recovery's undo restore): written to
+    /// the file and made durable, then mapped again; in a read-only file,
+    /// patched into the private mapping only.
+    pub(crate) fn restore(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
+        if self.read_only {
+            let end = offset as usize + bytes.len();
+            self.bytes_mut()[offset as usize..end].copy_from_slice(bytes);
+            return Ok(());
+        }
         self.map = None;
         self.file
             .write_all_at(bytes, offset)
@@ -198,18 +220,57 @@ impl MappedFile {
 
     /// Grows the file to `new_len` bytes, zero-filled and allocated on the
     /// device (so a full disk is an error here, not a `SIGBUS` on a later
-    /// write through the mapping), made durable, and maps it again.
-    /// The caller syncs first (the store's sync orders the pages it writes
-    /// behind the undo log); what is still pending here (the synced-count
-    /// words a sync leaves) is written before the old mapping goes.
+    /// write through the mapping), and grows the mapping with `mremap`,
+    /// which keeps the private pages: nothing needs to be written first. A
+    /// crash before the next checkpoint leaves the file longer than its
+    /// header says, which is ignored.
     pub(crate) fn grow(&mut self, new_len: u64) -> Result<()> {
         if new_len <= self.len() {
             return Ok(());
         }
-        self.flush()?;
-        self.map = None;
+        if self.read_only {
+            // The file is not ours to extend: grow a private copy instead.
+            let mut bytes = self.bytes().to_vec();
+            bytes.resize(new_len as usize, 0);
+            return self.replace_with_bytes(&bytes);
+        }
+        // No barrier: the new length reaches the disk with the first
+        // checkpoint that writes into it (fdatasync covers the size).
         allocate(&self.file, &self.path, new_len)?;
-        self.file.sync_all().map_err(|e| io(&self.path, e))?;
+        match self.map.as_mut() {
+            // SAFETY: the file was just extended to `new_len` bytes, so the
+            // grown mapping lies within the file (`remap`'s requirement),
+            // and `&mut self` guarantees no reference into the old mapping
+            // is alive while it may move.
+            Some(map) => unsafe {
+                map.remap(
+                    new_len as usize,
+                    memmap2::RemapOptions::new().may_move(true),
+                )
+            }
+            .map_err(|e| io(&self.path, e))?,
+            None => return self.remap(),
+        }
+        self.dirty.resize(self.pages().div_ceil(64), 0);
+        Ok(())
+    }
+
+    /// Cuts the file to `len` bytes (durably, and maps it again); a
+    /// read-only file keeps its length and zeroes the bytes past `len` in
+    /// its private mapping instead.
+    pub(crate) fn cut(&mut self, len: u64) -> Result<()> {
+        if self.len() <= len {
+            return Ok(());
+        }
+        if self.read_only {
+            self.bytes_mut()[len as usize..].fill(0);
+            return Ok(());
+        }
+        self.map = None;
+        self.file
+            .set_len(len)
+            .and_then(|()| self.file.sync_all())
+            .map_err(|e| io(&self.path, e))?;
         self.remap()
     }
 
@@ -217,8 +278,6 @@ impl MappedFile {
     /// rename; the directory is made durable by the caller.
     pub(crate) fn replace_with(&mut self, from: &Path) -> Result<()> {
         self.map = None;
-        self.dirty.clear();
-        self.dirty_pages = 0;
         std::fs::rename(from, &self.path).map_err(|e| io(&self.path, e))?;
         self.file = OpenOptions::new()
             .read(true)
@@ -226,6 +285,29 @@ impl MappedFile {
             .open(&self.path)
             .map_err(|e| io(&self.path, e))?;
         self.remap()
+    }
+
+    /// Replaces the mapping by anonymous memory holding `bytes` (a
+    /// read-only open that must rewrite or grow an array during its
+    /// in-memory recovery: the file stays as it is).
+    pub(crate) fn replace_with_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        let mut map = MmapMut::map_anon(bytes.len().max(1)).map_err(|e| io(&self.path, e))?;
+        map[..bytes.len()].copy_from_slice(bytes);
+        self.map = Some(map);
+        self.dirty = vec![0; self.pages().div_ceil(64)];
+        Ok(())
+    }
+
+    /// Whether the file was opened read-only.
+    pub(crate) fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// The mapping's base pointer and length, for the concurrent writer's
+    /// atomic views (see `concurrent.rs`).
+    pub(crate) fn raw_parts(&mut self) -> (*mut u8, usize) {
+        let bytes = self.bytes_mut();
+        (bytes.as_mut_ptr(), bytes.len())
     }
 }
 
@@ -291,61 +373,22 @@ pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::remove_file(&temp);
         return Err(e);
     }
-    fail_point("atomic-before-rename");
+    crate::failpoint::fail_point("atomic-before-rename");
     std::fs::rename(&temp, &path).map_err(|e| io(&path, e))?;
     sync_dir(dir)
+}
+
+/// Creates `path` holding `prefix` and zero-filled to `len` bytes, durably.
+pub(crate) fn write_new_file(path: &Path, prefix: &[u8], len: u64) -> Result<()> {
+    let mut file = File::create(path).map_err(|e| io(path, e))?;
+    allocate(&file, path, len.max(prefix.len() as u64))?;
+    file.write_all(prefix).map_err(|e| io(path, e))?;
+    file.sync_all().map_err(|e| io(path, e))
 }
 
 /// Reads a whole file, naming it in the error.
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| io(path, e))
-}
-
-// ---------------------------------------------------------------------------
-// Fail points.
-// ---------------------------------------------------------------------------
-
-/// The fail point armed by `DYNGRAPH_DURABLE_FAILPOINT=name:count`: the
-/// process kills itself with `SIGKILL` the `count`-th time it reaches
-/// `name`. Read once; the crash tests set it in the child they kill. The
-/// points sit at the steps of rebalances, rewrites and closes, where a
-/// random kill would rarely land.
-struct FailPoint {
-    name: String,
-    remaining: std::sync::atomic::AtomicU64,
-}
-
-fn armed_fail_point() -> Option<&'static FailPoint> {
-    static POINT: OnceLock<Option<FailPoint>> = OnceLock::new();
-    POINT
-        .get_or_init(|| {
-            let spec = std::env::var("DYNGRAPH_DURABLE_FAILPOINT").ok()?;
-            let (name, count) = spec.split_once(':')?;
-            Some(FailPoint {
-                name: name.to_string(),
-                remaining: std::sync::atomic::AtomicU64::new(count.parse().ok()?),
-            })
-        })
-        .as_ref()
-}
-
-/// Kills the process here if the armed fail point is `name` and its count
-/// runs out. Costs one atomic load when no point is armed.
-#[inline]
-pub(crate) fn fail_point(name: &str) {
-    if let Some(point) = armed_fail_point()
-        && point.name == name
-        && point
-            .remaining
-            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
-            == 1
-    {
-        // SAFETY: raising a signal at our own process has no memory
-        // safety preconditions.
-        unsafe {
-            libc::kill(libc::getpid(), libc::SIGKILL);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -358,13 +401,13 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("f");
         std::fs::write(&path, vec![0u8; 64 * PAGE as usize]).unwrap();
-        let mut file = MappedFile::open(path).unwrap();
-        assert!(!file.is_dirty());
+        let mut file = MappedFile::open(path, false).unwrap();
+        assert_eq!(file.dirty_pages(), 0);
         file.mark(10, 4); // page 0
         file.mark(PAGE - 2, 4); // pages 0 and 1
         file.mark(5 * PAGE, 1); // page 5
         file.mark(63 * PAGE + 7, 1); // page 63
-        assert!(file.is_dirty());
+        assert_eq!(file.dirty_pages(), 4);
         assert_eq!(file.dirty_runs(), [(0, 2), (5, 6), (63, 64)]);
         file.bytes_mut()[5 * PAGE as usize] = 7;
         assert_eq!(
@@ -372,11 +415,16 @@ mod tests {
             [0],
             "private until written back"
         );
-        assert_eq!(file.flush().unwrap(), 4 * PAGE);
+        assert_eq!(file.write_back().unwrap(), 4 * PAGE);
+        file.barrier().unwrap();
         assert_eq!(file.read_disk(5 * PAGE, 1).unwrap(), [7]);
-        assert!(!file.is_dirty());
-        assert_eq!(file.flush().unwrap(), 0);
+        assert_eq!(file.dirty_pages(), 0);
+        assert_eq!(file.write_back().unwrap(), 0);
+        // Growing keeps the private pages (mremap) and the new space is free.
+        file.bytes_mut()[9] = 3;
         file.grow(128 * PAGE).unwrap();
+        assert_eq!(file.bytes()[9], 3);
+        assert_eq!(file.bytes()[100 * PAGE as usize], 0);
         file.mark(100 * PAGE, 1);
         assert_eq!(file.dirty_runs(), [(100, 101)]);
         drop(file);
