@@ -110,11 +110,14 @@
 #![deny(missing_docs)]
 
 mod cluster;
+mod connect;
+mod hosts;
 mod input;
 mod kernels;
 mod mailbox;
 mod part;
 mod partition;
+mod quiet;
 mod run;
 
 pub use cluster::{Cluster, replay};
