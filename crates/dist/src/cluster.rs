@@ -268,10 +268,11 @@ pub fn replay<S: DynamicStore + 'static>(
     let threads = cluster.threads;
     let beat = heartbeat.clone();
     let generated = SharedGenerated::default();
+    let results = sender.clone();
     std::thread::Builder::new()
         .name("dyngraph-dist-driver".into())
         .spawn(move || {
-            let outcome = timely::execute::execute_from(
+            let joined = timely::execute::execute_from(
                 builders,
                 Box::new(()),
                 timely::WorkerConfig::default(),
@@ -282,12 +283,16 @@ pub fn replay<S: DynamicStore + 'static>(
                         threads,
                         heartbeat: beat.clone(),
                     };
-                    run_worker::<S>(worker, place, &input, &generated, &options)
+                    let result = run_worker::<S>(worker, place, &input, &generated, &options);
+                    // The result is final here; timely then waits for
+                    // every peer's last progress message before the thread
+                    // ends, which a stopped peer never sends.
+                    let _ = results.send(Event::Worker(result));
                 },
             )
             .map(|guards| guards.join());
             // The receiver may have given up already.
-            let _ = sender.send(outcome);
+            let _ = sender.send(Event::Joined(joined));
         })
         .map_err(|source| Error::Io {
             path: cluster.label(),
@@ -298,42 +303,62 @@ pub fn replay<S: DynamicStore + 'static>(
         source: io::Error::new(kind, message),
     };
     let links = network.as_ref().map(|n| Arc::clone(&n.links));
-    // The peer whose connection broke first, as the error says it.
+    let stalled = |silence: Duration, also: &str| {
+        error(
+            format!(
+                "no progress for {:.1} s (stall timeout {:.1} s): a peer process hangs, is \
+                 stopped, or never started{also}; giving up",
+                silence.as_secs_f64(),
+                stall_timeout.as_secs_f64()
+            ),
+            io::ErrorKind::TimedOut,
+        )
+    };
+    // The peer whose connection broke first, as the error says it; when
+    // the cluster had already stalled for a while, that peer most likely
+    // gave up on the same stall, which is what this process reports.
     let lost = || {
         let (peer, how) = links.as_ref()?.first_loss()?;
-        Some(error(
-            format!(
-                "lost {}: {how}; the process died, was killed, or closed its connection, and \
-                 the run cannot go on without it",
-                cluster.startup(stall_timeout).describe(peer)
-            ),
-            io::ErrorKind::ConnectionAborted,
-        ))
+        let peer = cluster.startup(stall_timeout).describe(peer);
+        let silence = heartbeat.silence();
+        Some(if silence > stall_timeout / 2 {
+            stalled(
+                silence,
+                &format!(" (then {peer} closed its connection: it gave up too, or died)"),
+            )
+        } else {
+            error(
+                format!(
+                    "lost {peer}: {how}; the process died, was killed, or closed its \
+                     connection, and the run cannot go on without it"
+                ),
+                io::ErrorKind::ConnectionAborted,
+            )
+        })
     };
+    let mut reported = Vec::with_capacity(threads);
     let mut loss_seen: Option<Instant> = None;
-    loop {
+    let outcome = loop {
         match receiver.recv_timeout(Duration::from_millis(50)) {
-            Ok(Err(message)) => {
-                network.map(Network::abandon);
-                return Err(error(
+            Ok(Event::Worker(result)) => {
+                reported.push(result);
+                if reported.len() == threads {
+                    break gather(reported, false, &lost, &error);
+                }
+            }
+            Ok(Event::Joined(Err(message))) => {
+                break Err(error(
                     format!("timely could not start the workers: {message}"),
                     io::ErrorKind::Other,
                 ));
             }
-            Ok(Ok(results)) => {
-                let outcome = gather(results, &lost, &error);
-                if let Some(network) = network {
-                    if outcome.is_ok() {
-                        network.finish(stall_timeout);
-                    } else {
-                        network.abandon();
-                    }
-                }
-                return outcome;
+            Ok(Event::Joined(Ok(_))) => {
+                // Every worker thread ended, some without a result: they
+                // panicked.
+                break gather(reported, true, &lost, &error);
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                network.map(Network::abandon);
-                return Err(error(
+                break Err(error(
                     "the timely driver thread ended without a result".into(),
                     io::ErrorKind::Other,
                 ));
@@ -345,26 +370,32 @@ pub fn replay<S: DynamicStore + 'static>(
                 if let Some(loss) = lost() {
                     let seen = *loss_seen.get_or_insert_with(Instant::now);
                     if seen.elapsed() > LOSS_GRACE {
-                        network.map(Network::abandon);
-                        return Err(loss);
+                        break Err(loss);
                     }
                 }
                 let silence = heartbeat.silence();
                 if silence > stall_timeout {
-                    network.map(Network::abandon);
-                    return Err(error(
-                        format!(
-                            "no progress for {:.1} s (stall timeout {:.1} s): a peer process \
-                             hangs, is stopped, or never started; giving up",
-                            silence.as_secs_f64(),
-                            stall_timeout.as_secs_f64()
-                        ),
-                        io::ErrorKind::TimedOut,
-                    ));
+                    break Err(stalled(silence, ""));
                 }
             }
         }
+    };
+    if let Some(network) = network {
+        if outcome.is_ok() {
+            network.finish(FINISH_GRACE);
+        } else {
+            network.abandon();
+        }
     }
+    outcome
+}
+
+/// What the driver thread and the workers tell [`replay`].
+enum Event {
+    /// One worker's result, as soon as it has it.
+    Worker(Result<Option<DistReport>>),
+    /// Every worker thread ended (or timely could not start them).
+    Joined(std::result::Result<Vec<std::result::Result<(), String>>, String>),
 }
 
 /// How long a noted broken connection may go without the workers ending
@@ -373,33 +404,23 @@ pub fn replay<S: DynamicStore + 'static>(
 /// failure (the better message) within a collective.
 const LOSS_GRACE: Duration = Duration::from_secs(1);
 
+/// How long a finished run waits for this process's connections to close,
+/// that is for timely to deliver its last progress messages, which the
+/// peers' workers wait for before their threads end (not for their
+/// results, which they have). A peer stopped after the last round never
+/// lets this process's threads end: the run is complete, so the wait is
+/// bounded and the result stands.
+const FINISH_GRACE: Duration = Duration::from_secs(5);
+
 /// The report, or the first worker's error (its own error rather than
 /// another worker's report of it; a lost peer rather than the panics it
-/// caused).
+/// caused). `panicked`: some workers ended without a result.
 fn gather(
-    results: Vec<std::result::Result<Result<Option<DistReport>>, String>>,
+    results: Vec<Result<Option<DistReport>>>,
+    panicked: bool,
     lost: &dyn Fn() -> Option<Error>,
     error: &dyn Fn(String, io::ErrorKind) -> Error,
 ) -> Result<Option<DistReport>> {
-    let mut report = None;
-    let mut first_error = None;
-    let mut panicked = false;
-    for result in results {
-        match result {
-            Ok(Ok(Some(r))) => report = Some(r),
-            Ok(Ok(None)) => {}
-            Ok(Err(e)) => {
-                let replace = match &first_error {
-                    None => true,
-                    Some(current) => is_relayed(current) && !is_relayed(&e),
-                };
-                if replace {
-                    first_error = Some(e);
-                }
-            }
-            Err(_) => panicked = true,
-        }
-    }
     if panicked {
         return Err(lost().unwrap_or_else(|| {
             error(
@@ -412,6 +433,23 @@ fn gather(
                 io::ErrorKind::Other,
             )
         }));
+    }
+    let mut report = None;
+    let mut first_error = None;
+    for result in results {
+        match result {
+            Ok(Some(r)) => report = Some(r),
+            Ok(None) => {}
+            Err(e) => {
+                let replace = match &first_error {
+                    None => true,
+                    Some(current) => is_relayed(current) && !is_relayed(&e),
+                };
+                if replace {
+                    first_error = Some(e);
+                }
+            }
+        }
     }
     match first_error {
         Some(e) => Err(e),
@@ -448,7 +486,8 @@ mod tests {
     /// wrong moment) must not hold the others until it is killed (a clean
     /// exit 0 much later) or until their stall timeout (an error for a run
     /// that succeeded). Two processes of a cluster in this one, process 1
-    /// pausing 30 s before closing its connections.
+    /// pausing 30 s before closing its connections: both return their
+    /// results within [`FINISH_GRACE`].
     #[test]
     fn a_peer_stopped_after_the_last_round_does_not_hold_the_others() {
         let input = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
@@ -474,9 +513,10 @@ mod tests {
                 let _ = sender.send((process, result.map(|r| r.is_some()), started.elapsed()));
             });
         }
-        let (process, result, took) = receiver.recv_timeout(Duration::from_secs(25)).unwrap();
-        assert_eq!(process, 0, "process 1 lingers, process 0 must end first");
-        assert!(matches!(result, Ok(true)), "{result:?}");
-        assert!(took < Duration::from_secs(10), "process 0 took {took:?}");
+        for _ in 0..2 {
+            let (process, result, took) = receiver.recv_timeout(Duration::from_secs(25)).unwrap();
+            assert_eq!(result.ok(), Some(process == 0), "process {process}");
+            assert!(took < Duration::from_secs(10), "process {process} took {took:?}");
+        }
     }
 }

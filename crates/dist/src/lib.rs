@@ -119,6 +119,7 @@ mod part;
 mod partition;
 mod quiet;
 mod run;
+mod shipment;
 
 pub use cluster::{Cluster, replay};
 pub use input::DistInput;

@@ -5,7 +5,8 @@
 use crate::input::{DistInput, LocalArrivals, SharedGenerated, read_range};
 use crate::kernels::{self, KernelContext, Packet, Payload};
 use crate::mailbox::{Collective, Mailbox, Place, Traffic};
-use crate::part::{Partition, Update};
+use crate::part::Partition;
+use crate::shipment::{Courier, Op};
 use crate::partition::Partitioner;
 use dyngraph_core::{
     Csr, CsrOptions, DynamicStore, Edge, Error, Graph, OutNeighbors, Result, StoreOptions, VertexId,
@@ -206,7 +207,7 @@ struct Run<'a, S> {
     place: Place,
     options: &'a DistOptions,
     collective: Collective,
-    updates: Mailbox<Update>,
+    courier: Courier,
     packets: Mailbox<Packet>,
     local: LocalArrivals,
     partition: Option<Partition<S>>,
@@ -229,7 +230,7 @@ pub(crate) fn run_worker<S: DynamicStore + 'static>(
     options: &DistOptions,
 ) -> Result<Option<DistReport>> {
     let collective = Collective::new(worker, place.clone());
-    let updates = Mailbox::new(worker, place.clone());
+    let courier = Courier::new(Mailbox::new(worker, place.clone()), place.index, place.peers);
     let packets = Mailbox::new(worker, place.clone());
     // Read this worker's arrivals; every worker learns whether all could.
     let read = match input {
@@ -241,7 +242,7 @@ pub(crate) fn run_worker<S: DynamicStore + 'static>(
         place: place.clone(),
         options,
         collective,
-        updates,
+        courier,
         packets,
         local: LocalArrivals {
             first: 0,
@@ -320,10 +321,6 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         self.place.index
     }
 
-    fn owner(&self, vertex: VertexId) -> usize {
-        self.options.partitioner.owner(vertex, self.place.peers)
-    }
-
     /// Local arrival positions of global range `range`.
     fn local_range(&self, start: u64, end: u64) -> std::ops::Range<usize> {
         let first = self.local.first;
@@ -333,65 +330,32 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         from as usize..to as usize
     }
 
+    /// Queues the inserts of this worker's arrivals `range` for their
+    /// owners (and the reversed copies for the owners of the
+    /// destinations).
     fn send_inserts(&mut self, range: std::ops::Range<usize>) {
+        self.send(range, Op::Insert);
+    }
+
+    /// Queues the deletes of this worker's arrivals `range`.
+    fn send_deletes(&mut self, range: std::ops::Range<usize>) {
+        self.send(range, Op::Delete);
+    }
+
+    fn send(&mut self, range: std::ops::Range<usize>, op: Op) {
         let stream = &self.local.stream;
         let weights = stream.weights.as_deref().filter(|_| self.weighted);
+        let (partitioner, peers) = (self.options.partitioner, self.place.peers);
+        let in_edges = self.options.store.in_edges;
         for i in range {
             let (src, dst) = (stream.src[i], stream.dst[i]);
             let index = self.local.first + i as u64;
             let weight = weights.map_or(1.0, |w| w[i]);
-            let src_owner = self.options.partitioner.owner(src, self.place.peers);
-            self.updates.send(
-                src_owner,
-                Update::Insert {
-                    index,
-                    src,
-                    dst,
-                    weight,
-                    reversed: false,
-                },
-            );
-            if self.options.store.in_edges {
-                let dst_owner = self.options.partitioner.owner(dst, self.place.peers);
-                self.updates.send(
-                    dst_owner,
-                    Update::Insert {
-                        index,
-                        src,
-                        dst,
-                        weight,
-                        reversed: true,
-                    },
-                );
-            }
-        }
-    }
-
-    fn send_deletes(&mut self, range: std::ops::Range<usize>) {
-        for i in range {
-            let (src, dst) = (self.local.stream.src[i], self.local.stream.dst[i]);
-            let index = self.local.first + i as u64;
-            let owner = self.owner(src);
-            self.updates.send(
-                owner,
-                Update::Delete {
-                    index,
-                    src,
-                    dst,
-                    reversed: false,
-                },
-            );
-            if self.options.store.in_edges {
-                let owner = self.owner(dst);
-                self.updates.send(
-                    owner,
-                    Update::Delete {
-                        index,
-                        src,
-                        dst,
-                        reversed: true,
-                    },
-                );
+            self.courier
+                .edge(partitioner.owner(src, peers), op, false, index, src, dst, weight);
+            if in_edges {
+                self.courier
+                    .edge(partitioner.owner(dst, peers), op, true, index, src, dst, weight);
             }
         }
     }
@@ -402,7 +366,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         };
         for vertex in partition.take_announcements() {
             let owner = self.options.partitioner.owner(vertex, self.place.peers);
-            self.updates.send(owner, Update::Announce(vertex));
+            self.courier.announce(owner, vertex);
         }
     }
 
@@ -430,6 +394,11 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         self.total = all.iter().map(|v| v[0]).sum();
         let input_weighted = all.iter().any(|v| v[0] > 0 && v[2] == 1);
         self.weighted = options.store.weighted && input_weighted;
+        // Owners track which arrival inserted an edge only under simple
+        // semantics with a window: then they need the arrival indices.
+        let tracking = options.replay.window.is_some()
+            && options.store.semantics == dyngraph_core::Semantics::Simple;
+        self.courier.carry(self.weighted, tracking);
         self.summary.weighted = self.weighted;
         self.counters.arrivals_read = self.local.stream.len() as u64;
         // The arrival indices that decide windows are global, so the
@@ -455,7 +424,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             window.local_newest = t[range.clone()].iter().copied().fold(0, u64::max);
         }
         self.send_inserts(range);
-        let received = self.updates.finish_round(self.worker);
+        let received = self.courier.finish_round(self.worker);
         let built = Partition::<S>::build(
             self.me(),
             self.place.peers,
@@ -522,7 +491,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                 }
                 self.send_announcements();
                 self.throttle();
-                let received = self.updates.finish_round(self.worker);
+                let received = self.courier.finish_round(self.worker);
                 let applied = self.partition_mut().apply(received);
                 let failure = applied.as_ref().err().map(ToString::to_string);
                 if let Err(message) = self.collective.agree(self.worker, failure) {
@@ -576,9 +545,9 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         }
         // Every ghost's owner must know it before routes are built.
         self.send_announcements();
-        let received = self.updates.finish_round(self.worker);
+        let received = self.courier.finish_round(self.worker);
         self.partition_mut().apply(received)?;
-        let traffic = self.updates.take_traffic();
+        let traffic = self.courier.take_traffic();
         self.counters.replay_traffic.add(traffic);
         let largest = self
             .partition
@@ -771,11 +740,11 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
     /// Totals, counters and the report at worker 0.
     fn finish(mut self) -> Result<Option<DistReport>> {
         self.send_announcements();
-        let received = self.updates.finish_round(self.worker);
+        let received = self.courier.finish_round(self.worker);
         self.partition_mut().apply(received)?;
         self.counters
             .replay_traffic
-            .add(self.updates.take_traffic());
+            .add(self.courier.take_traffic());
         self.counters
             .replay_traffic
             .add(self.collective.take_traffic());
