@@ -223,6 +223,21 @@ impl LocalIds {
         (next, true)
     }
 
+    /// Before any id is interned: whether `count` distinct ids up to
+    /// `max_plus_one` would be looked up densely (the array no larger than
+    /// three hash tables of them), and if so, switches to the dense array
+    /// at once instead of growing a table first.
+    pub(crate) fn prefer_dense(&mut self, count: usize, max_plus_one: u64) -> bool {
+        let dense = self.global_of.is_empty()
+            && count >= DENSE_AFTER
+            && max_plus_one * 4 <= (count as u64 + 1) * 9 * 3;
+        if dense {
+            self.local_of = Lookup::Dense(vec![ABSENT; max_plus_one as usize]);
+            self.global_of.reserve_exact(count);
+        }
+        dense
+    }
+
     /// The local id of `global`, if seen.
     #[inline]
     pub(crate) fn local(&self, global: VertexId) -> Option<VertexId> {
