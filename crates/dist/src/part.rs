@@ -83,7 +83,16 @@ impl<S: DynamicStore> Partition<S> {
                 store: S::from_edges(&EdgeColumns::default(), store_options.into())?,
                 tracking: tracking(),
             },
-            incoming: None,
+            // Present from the start, so that the base's reversed copies
+            // are tracked like the out store's edges (a window under simple
+            // semantics deletes a copy only if its arrival inserted it).
+            incoming: match options.in_edges {
+                true => Some(Side {
+                    store: S::from_edges(&EdgeColumns::default(), store_options.into())?,
+                    tracking: tracking(),
+                }),
+                false => None,
+            },
             pending_announcements: Vec::new(),
             options,
             edges_inserted: 0,
@@ -94,13 +103,9 @@ impl<S: DynamicStore> Partition<S> {
         partition.out.store = S::from_edges(&out.inserts, store_options.into())?;
         partition.out.store.end_batch()?;
         partition.edges_inserted = partition.out.store.edge_count();
-        if options.in_edges {
-            let mut store = S::from_edges(&incoming.inserts, store_options.into())?;
-            store.end_batch()?;
-            partition.incoming = Some(Side {
-                store,
-                tracking: tracking(),
-            });
+        if let Some(side) = &mut partition.incoming {
+            side.store = S::from_edges(&incoming.inserts, store_options.into())?;
+            side.store.end_batch()?;
         }
         Ok(partition)
     }
@@ -306,7 +311,6 @@ impl<S: DynamicStore> Partition<S> {
     }
 
     /// The reversed in-edge store (local ids), when kept.
-    #[cfg(test)]
     pub(crate) fn incoming(&self) -> Option<&S> {
         self.incoming.as_ref().map(|side| &side.store)
     }

@@ -592,7 +592,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                 collective: &mut self.collective,
                 vertex_count,
             };
-            let output = context.run(&routes, kernel, &options)?;
+            let mut output = context.run(&routes, kernel, &options)?;
             let seconds = started.elapsed().as_secs_f64();
             self.counters.kernels.push(KernelTraffic {
                 kernel: kernel.as_str().to_string(),
@@ -605,15 +605,15 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             let mut verified = None;
             let mut top = Vec::new();
             if gather {
-                let values = self.gather_values(output.values)?;
+                let values = self.gather_values(std::mem::take(&mut output.values))?;
                 if let Some(values) = values {
                     let assembled = kernels::assemble(
                         kernel,
                         &options,
                         vertex_count,
                         &values,
-                        output.iterations,
-                        output.last_change,
+                        &output,
+                        self.options.store.in_edges,
                     )?;
                     if let dyngraph_kernels::KernelOutput::PageRank(ranks) = &assembled {
                         top = ranks
@@ -649,7 +649,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                     seconds,
                     csr_seconds,
                     ratio,
-                    mode: kernels::mode(kernel).to_string(),
+                    mode: kernels::mode(kernel, self.options.store.in_edges).to_string(),
                     top,
                     verified,
                 },

@@ -64,3 +64,9 @@ fn csrpp_partitions_equal_one_machine() {
     check::<dyngraph_csrpp::CsrPP>(Semantics::Multigraph);
     check::<dyngraph_csrpp::CsrPP>(Semantics::Simple);
 }
+
+#[test]
+fn csr_rebuild_partitions_equal_one_machine() {
+    check::<dyngraph_replay::CsrRebuild>(Semantics::Multigraph);
+    check::<dyngraph_replay::CsrRebuild>(Semantics::Simple);
+}

@@ -1,0 +1,334 @@
+//! Weakly connected components over the partitions, in O(log n) rounds.
+//!
+//! 1. **Local forest**: each worker joins the ends of its own edges (its
+//!    owned vertices' out-edges, ghosts included) by union-find, once over
+//!    its edges. A local component's members are connected, so the rest
+//!    only has to join components that share a vertex (a ghost here, its
+//!    owner's copy there).
+//! 2. **Shiloach-Vishkin over vertex ids**: every vertex `v` has a label
+//!    `p(v)`, a vertex id kept by `v`'s owner, starting at the smallest id
+//!    of `v`'s local component; labels form a forest whose roots label
+//!    themselves, and a label only ever points to a smaller id. Each
+//!    round:
+//!    - *push*: owners send the labels of their vertices that other
+//!      workers hold as ghosts, when changed (`(position, label)` along the
+//!      routes);
+//!    - *hook*: in each local component, every member whose label (a root)
+//!      is above the component's smallest label asks that root's owner to
+//!      hang it under the smaller one; an owner applies the smallest
+//!      request to each of its roots (one message per distinct root per
+//!      worker);
+//!    - *jump*: pointer jumping (`p(v) = p(p(v))`, asking the owner of a
+//!      remote label) until every tree is a star.
+//!
+//!    It stops at the first round without a request: then every local
+//!    component and every ghost agree with their owners, so each weakly
+//!    connected component has one label, the root its smallest id (a root
+//!    is only hung under a smaller id, and the smallest never is).
+//!
+//! A star whose neighbouring stars all have larger labels is hooked onto
+//! by them in the same round or hooks itself in the next one, so the
+//! number of trees at least halves every two rounds: O(log n) rounds (each
+//! with a few jumping supersteps), where min-label propagation takes as
+//! many rounds as the partitions' diameter.
+
+use super::{KernelContext, LocalOutput, Packet, Payload, Routes};
+use crate::mailbox::Traffic;
+use dyngraph_core::{DynamicStore, Graph, OutNeighbors, Result, VertexId};
+use std::collections::HashMap;
+
+/// The root of `v`'s tree, halving the path on the way.
+#[inline]
+fn find(parent: &mut [VertexId], mut v: VertexId) -> VertexId {
+    while parent[v as usize] != v {
+        let grand = parent[parent[v as usize] as usize];
+        parent[v as usize] = grand;
+        v = grand;
+    }
+    v
+}
+
+/// Joins the trees of `u` and `v` under the smaller root.
+#[inline]
+fn union(parent: &mut [VertexId], u: VertexId, v: VertexId) {
+    if parent[u as usize] == parent[v as usize] {
+        return;
+    }
+    let (a, b) = (find(parent, u), find(parent, v));
+    if a != b {
+        parent[a.max(b) as usize] = a.min(b);
+    }
+}
+
+impl<S: DynamicStore> KernelContext<'_, S> {
+    /// Component labels (the smallest vertex id of each weakly connected
+    /// component). Values: the label. `iterations`: hooking rounds.
+    pub(crate) fn components(&mut self, routes: &Routes) -> Result<LocalOutput> {
+        let local_count = self.partition.ids.len();
+        let root = self.local_forest()?;
+        // Each local component's smallest id; an owned vertex starts at it.
+        let mut smallest = vec![VertexId::MAX; local_count];
+        for x in 0..local_count {
+            let r = root[x] as usize;
+            smallest[r] = smallest[r].min(self.partition.ids.global(x as VertexId));
+        }
+        // Labels of owned vertices (p), and of ghosts as their owners
+        // last told.
+        let mut label: Vec<VertexId> = (0..local_count)
+            .map(|x| {
+                if self.partition.is_owned[x] {
+                    smallest[root[x] as usize]
+                } else {
+                    VertexId::MAX
+                }
+            })
+            .collect();
+        drop(smallest);
+        let mut told = vec![VertexId::MAX; local_count];
+        let mut supersteps = Vec::new();
+        self.jump(&mut label, &mut supersteps);
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            supersteps.push(self.push_labels(routes, &mut label, &mut told));
+            // The smallest label of each local component.
+            let mut low = vec![VertexId::MAX; local_count];
+            for x in 0..local_count {
+                let r = root[x] as usize;
+                low[r] = low[r].min(label[x]);
+            }
+            let mut requests: HashMap<VertexId, VertexId> = HashMap::new();
+            for x in 0..local_count {
+                let (mine, target) = (label[x], low[root[x] as usize]);
+                if mine > target {
+                    let slot = requests.entry(mine).or_insert(target);
+                    *slot = (*slot).min(target);
+                }
+            }
+            let sent = requests.len() as u64;
+            let (received, traffic) = self.exchange_by_owner(requests.into_iter().collect());
+            supersteps.push(traffic);
+            let total = self.collective.sum(self.worker, vec![sent])[0];
+            if total == 0 {
+                break;
+            }
+            // Each root takes the smallest request made to it.
+            let mut smallest_request: HashMap<VertexId, VertexId> = HashMap::new();
+            for (_, target, value) in received {
+                let slot = smallest_request.entry(target).or_insert(value);
+                *slot = (*slot).min(value);
+            }
+            for (target, value) in smallest_request {
+                if let Some(t) = self.partition.ids.local(target)
+                    && label[t as usize] == target
+                    && value < target
+                {
+                    label[t as usize] = value;
+                }
+            }
+            self.jump(&mut label, &mut supersteps);
+        }
+        Ok(LocalOutput {
+            values: self.owned_values(|v| u64::from(label[v as usize])),
+            supersteps,
+            iterations: rounds,
+            last_change: 0.0,
+            bottom_up_steps: 0,
+        })
+    }
+
+    /// Every local id's root in the union-find of this worker's edges:
+    /// first each vertex's first two out-neighbours, then, with most
+    /// vertices one step from their root, the rest (whose ends are then
+    /// usually already together: two loads, no walk).
+    fn local_forest(&self) -> Result<Vec<VertexId>> {
+        let local_count = self.partition.ids.len();
+        let mut parent: Vec<VertexId> = (0..local_count as VertexId).collect();
+        let snapshot = self.partition.out().snapshot();
+        let view = self.partition.out().view(&snapshot)?;
+        let stored = view.vertex_count();
+        let owned = &self.partition.owned;
+        for &u in owned.iter().filter(|&&u| (u as usize) < stored) {
+            for v in view.out_neighbors(u).take(2) {
+                union(&mut parent, u, v);
+            }
+        }
+        for v in 0..local_count as VertexId {
+            let r = find(&mut parent, v);
+            parent[v as usize] = r;
+        }
+        for &u in owned.iter().filter(|&&u| (u as usize) < stored) {
+            for v in view.out_neighbors(u).skip(2) {
+                union(&mut parent, u, v);
+            }
+        }
+        for v in 0..local_count as VertexId {
+            let r = find(&mut parent, v);
+            parent[v as usize] = r;
+        }
+        Ok(parent)
+    }
+
+    /// Owners send the labels of their ghosted vertices that changed since
+    /// last told; holders take them.
+    fn push_labels(
+        &mut self,
+        routes: &Routes,
+        label: &mut [VertexId],
+        told: &mut [VertexId],
+    ) -> Traffic {
+        let from = self.index() as u32;
+        for (holder, list) in routes.mirrors.iter().enumerate() {
+            let pairs: Vec<(u32, u32)> = list
+                .iter()
+                .enumerate()
+                .filter(|&(_, &v)| label[v as usize] != told[v as usize])
+                .map(|(position, &v)| (position as u32, label[v as usize]))
+                .collect();
+            if !pairs.is_empty() {
+                self.packets.send(
+                    holder,
+                    Packet {
+                        from,
+                        payload: Payload::ToGhostsPairs(pairs),
+                    },
+                );
+            }
+        }
+        for list in &routes.mirrors {
+            for &v in list {
+                told[v as usize] = label[v as usize];
+            }
+        }
+        let (received, traffic) = self.round();
+        for packet in received {
+            if let Payload::ToGhostsPairs(pairs) = packet.payload {
+                let ghosts = &routes.ghosts[packet.from as usize];
+                for (position, value) in pairs {
+                    if let Some(&g) = ghosts.get(position as usize) {
+                        label[g as usize] = value;
+                    }
+                }
+            }
+        }
+        traffic
+    }
+
+    /// Pointer jumping on the owned vertices' labels until every tree of
+    /// the cluster is a star: local labels directly, remote ones by asking
+    /// their owners (one request per distinct label per worker and round).
+    fn jump(&mut self, label: &mut [VertexId], supersteps: &mut Vec<Traffic>) {
+        let workers = self.workers();
+        let me = self.index();
+        loop {
+            let mut changed = 0u64;
+            // Local chains first.
+            loop {
+                let mut local_change = false;
+                for &v in &self.partition.owned {
+                    let q = label[v as usize];
+                    if self.partition.partitioner.owner(q, workers) != me {
+                        continue;
+                    }
+                    if let Some(t) = self.partition.ids.local(q) {
+                        let next = label[t as usize];
+                        if next < q {
+                            label[v as usize] = next;
+                            local_change = true;
+                            changed += 1;
+                        }
+                    }
+                }
+                if !local_change {
+                    break;
+                }
+            }
+            // Remote labels: ask their owners.
+            let mut asked: HashMap<VertexId, ()> = HashMap::new();
+            for &v in &self.partition.owned {
+                let q = label[v as usize];
+                if self.partition.partitioner.owner(q, workers) != me {
+                    asked.insert(q, ());
+                }
+            }
+            let (questions, traffic) =
+                self.exchange_by_owner(asked.into_keys().map(|q| (q, q)).collect());
+            supersteps.push(traffic);
+            // Answer each asker: (asked id, its label).
+            let from = me as u32;
+            let mut answers: Vec<Vec<(VertexId, VertexId)>> = vec![Vec::new(); workers];
+            for (asker, q, _) in questions {
+                let value = self
+                    .partition
+                    .ids
+                    .local(q)
+                    .map_or(q, |t| label[t as usize]);
+                answers[asker as usize].push((q, value));
+            }
+            for (to, pairs) in answers.into_iter().enumerate() {
+                if !pairs.is_empty() {
+                    self.packets.send(
+                        to,
+                        Packet {
+                            from,
+                            payload: Payload::Labels(pairs),
+                        },
+                    );
+                }
+            }
+            let (received, traffic) = self.round();
+            supersteps.push(traffic);
+            let mut answer: HashMap<VertexId, VertexId> = HashMap::new();
+            for packet in received {
+                if let Payload::Labels(pairs) = packet.payload {
+                    answer.extend(pairs);
+                }
+            }
+            for &v in &self.partition.owned {
+                let q = label[v as usize];
+                if let Some(&next) = answer.get(&q)
+                    && next < q
+                {
+                    label[v as usize] = next;
+                    changed += 1;
+                }
+            }
+            if self.collective.sum(self.worker, vec![changed])[0] == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Sends each `(id, value)` pair to the owner of `id`; returns the
+    /// pairs this worker received, each with its sender.
+    fn exchange_by_owner(
+        &mut self,
+        pairs: Vec<(VertexId, VertexId)>,
+    ) -> (Vec<(u32, VertexId, VertexId)>, Traffic) {
+        let workers = self.workers();
+        let mut by_owner: Vec<Vec<(VertexId, VertexId)>> = vec![Vec::new(); workers];
+        for (id, value) in pairs {
+            by_owner[self.partition.partitioner.owner(id, workers)].push((id, value));
+        }
+        let from = self.index() as u32;
+        for (owner, pairs) in by_owner.into_iter().enumerate() {
+            if !pairs.is_empty() {
+                self.packets.send(
+                    owner,
+                    Packet {
+                        from,
+                        payload: Payload::Labels(pairs),
+                    },
+                );
+            }
+        }
+        let (received, traffic) = self.round();
+        let mut all = Vec::new();
+        for packet in received {
+            if let Payload::Labels(pairs) = packet.payload {
+                all.extend(pairs.into_iter().map(|(id, value)| (packet.from, id, value)));
+            }
+        }
+        (all, traffic)
+    }
+}
