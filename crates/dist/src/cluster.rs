@@ -66,7 +66,12 @@ impl Cluster {
     /// ([`Error::Parse`] naming the line otherwise).
     pub fn from_hostfile(hostfile: &Path, process: usize, threads: usize) -> Result<Self> {
         let hosts = read_hostfile(hostfile)?;
-        Self::new(hosts, HostSource::File(hostfile.to_path_buf()), process, threads)
+        Self::new(
+            hosts,
+            HostSource::File(hostfile.to_path_buf()),
+            process,
+            threads,
+        )
     }
 
     /// Process `process` of a cluster listening at `addresses`
@@ -172,19 +177,20 @@ impl Cluster {
         let sockets: Vec<Option<PeerStream>> = sockets
             .into_iter()
             .enumerate()
-            .map(|(peer, s)| {
-                s.map(|s| PeerStream::new(s, self.process, peer, Arc::clone(&links)))
-            })
+            .map(|(peer, s)| s.map(|s| PeerStream::new(s, self.process, peer, Arc::clone(&links))))
             .collect();
         let hooks = timely::communication::Hooks::default();
-        let local =
-            ProcessBuilder::new_typed_vector(self.threads, hooks.refill.clone(), hooks.spill.clone());
+        let local = ProcessBuilder::new_typed_vector(
+            self.threads,
+            hooks.refill.clone(),
+            hooks.spill.clone(),
+        );
         let (builders, guard) =
             initialize_networking_from_sockets(local, sockets, self.process, self.threads, hooks)
                 .map_err(|source| Error::Io {
-                    path: self.label(),
-                    source,
-                })?;
+                path: self.label(),
+                source,
+            })?;
         let network = Network {
             guard,
             links,
@@ -508,15 +514,17 @@ mod tests {
             let sender = sender.clone();
             std::thread::spawn(move || {
                 let started = Instant::now();
-                let result =
-                    replay::<CsrRebuild>(&cluster, DistInput::File(input.into()), options);
+                let result = replay::<CsrRebuild>(&cluster, DistInput::File(input.into()), options);
                 let _ = sender.send((process, result.map(|r| r.is_some()), started.elapsed()));
             });
         }
         for _ in 0..2 {
             let (process, result, took) = receiver.recv_timeout(Duration::from_secs(25)).unwrap();
             assert_eq!(result.ok(), Some(process == 0), "process {process}");
-            assert!(took < Duration::from_secs(10), "process {process} took {took:?}");
+            assert!(
+                took < Duration::from_secs(10),
+                "process {process} took {took:?}"
+            );
         }
     }
 }

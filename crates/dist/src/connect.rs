@@ -263,9 +263,9 @@ impl Startup<'_> {
                 Ok(Hello::decode(&bytes))
             })();
             let reason = match answer {
-                Ok(Some(theirs)) if theirs.process as usize == peer => {
-                    hello.mismatch(&theirs).map(|why| (io::ErrorKind::InvalidData, why))
-                }
+                Ok(Some(theirs)) if theirs.process as usize == peer => hello
+                    .mismatch(&theirs)
+                    .map(|why| (io::ErrorKind::InvalidData, why)),
                 Ok(Some(theirs)) => Some((
                     io::ErrorKind::InvalidData,
                     format!(
@@ -279,7 +279,12 @@ impl Startup<'_> {
                      that address"
                         .to_string(),
                 )),
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
                     Some((
                         io::ErrorKind::TimedOut,
                         format!(
@@ -406,9 +411,9 @@ impl Startup<'_> {
                     ),
                 ));
             }
-            stream
-                .write_all(&hello.encode())
-                .map_err(|e| self.failure(from, e.kind(), format!("answering process {from}: {e}")))?;
+            stream.write_all(&hello.encode()).map_err(|e| {
+                self.failure(from, e.kind(), format!("answering process {from}: {e}"))
+            })?;
             configure(&stream)?;
             accepted[from - me - 1] = Some(stream);
         }
@@ -568,13 +573,18 @@ mod tests {
         let mut http = [0u8; HELLO_BYTES];
         http[..8].copy_from_slice(b"GET / HT");
         assert_eq!(Hello::decode(&http), None);
-        let other_file = Hello {
-            digest: 1,
+        let other_file = Hello { digest: 1, ..hello };
+        assert!(hello.mismatch(&other_file).unwrap().contains("host file"));
+        let other_workers = Hello {
+            threads: 2,
             ..hello
         };
-        assert!(hello.mismatch(&other_file).unwrap().contains("host file"));
-        let other_workers = Hello { threads: 2, ..hello };
-        assert!(hello.mismatch(&other_workers).unwrap().contains("--workers"));
+        assert!(
+            hello
+                .mismatch(&other_workers)
+                .unwrap()
+                .contains("--workers")
+        );
         assert_eq!(hello.mismatch(&hello), None);
     }
 }

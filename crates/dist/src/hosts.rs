@@ -199,7 +199,10 @@ mod tests {
         let m = message(&["127.0.0.1:0"]);
         assert!(m.contains("port 0"), "{m}");
         let m = message(&["127.0.0.1:7101", "127.0.0.1:7101"]);
-        assert!(m.starts_with("hosts:2:1:") && m.contains("hosts:1 too"), "{m}");
+        assert!(
+            m.starts_with("hosts:2:1:") && m.contains("hosts:1 too"),
+            "{m}"
+        );
         let m = message(&["127.0.0.1:7101 127.0.0.1:7102"]);
         assert!(m.contains("one `host:port` per line"), "{m}");
         let m = message(&[":7101"]);

@@ -236,7 +236,10 @@ impl<S: DynamicStore> Partition<S> {
                     ..
                 }) = side
                 {
-                    if !indices.get(i).is_some_and(|index| tracking.inserted.remove(index)) {
+                    if !indices
+                        .get(i)
+                        .is_some_and(|index| tracking.inserted.remove(index))
+                    {
                         continue;
                     }
                     tracking.present.remove(&(src, dst));
@@ -467,13 +470,21 @@ mod tests {
         .unwrap();
         assert_eq!(partition.out_edges(), 1);
         // Arrival 1 repeated a present edge: its expiry deletes nothing.
-        let report = partition.apply(vec![shipment(0, Op::Delete, false, &[(1, 1, 2)])]).unwrap();
+        let report = partition
+            .apply(vec![shipment(0, Op::Delete, false, &[(1, 1, 2)])])
+            .unwrap();
         assert_eq!((report.edges_removed, partition.out_edges()), (0, 1));
-        let report = partition.apply(vec![shipment(0, Op::Delete, false, &[(0, 1, 2)])]).unwrap();
+        let report = partition
+            .apply(vec![shipment(0, Op::Delete, false, &[(0, 1, 2)])])
+            .unwrap();
         assert_eq!((report.edges_removed, partition.out_edges()), (1, 0));
         // Inserted again, it is effective again.
-        partition.apply(vec![shipment(0, Op::Insert, false, &[(2, 1, 2)])]).unwrap();
-        let report = partition.apply(vec![shipment(0, Op::Delete, false, &[(2, 1, 2)])]).unwrap();
+        partition
+            .apply(vec![shipment(0, Op::Insert, false, &[(2, 1, 2)])])
+            .unwrap();
+        let report = partition
+            .apply(vec![shipment(0, Op::Delete, false, &[(2, 1, 2)])])
+            .unwrap();
         assert_eq!(report.edges_removed, 1);
         assert_eq!(partition.edges_deleted, 2);
     }

@@ -15,8 +15,8 @@
 //! timely's join reduces to `Any { .. }`, for the error that reports it.
 
 use std::panic::PanicHookInfo;
-use std::sync::{Mutex, Once};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
 
 static INSTALL: Once = Once::new();
 

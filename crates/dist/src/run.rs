@@ -6,8 +6,8 @@ use crate::input::{DistInput, LocalArrivals, SharedGenerated, read_range};
 use crate::kernels::{self, KernelContext, Packet, Payload};
 use crate::mailbox::{Collective, Mailbox, Place, Traffic};
 use crate::part::Partition;
-use crate::shipment::{Courier, Op};
 use crate::partition::Partitioner;
+use crate::shipment::{Courier, Op};
 use dyngraph_core::{
     Csr, CsrOptions, DynamicStore, Edge, Error, Graph, OutNeighbors, Result, StoreOptions, VertexId,
 };
@@ -230,7 +230,11 @@ pub(crate) fn run_worker<S: DynamicStore + 'static>(
     options: &DistOptions,
 ) -> Result<Option<DistReport>> {
     let collective = Collective::new(worker, place.clone());
-    let courier = Courier::new(Mailbox::new(worker, place.clone()), place.index, place.peers);
+    let courier = Courier::new(
+        Mailbox::new(worker, place.clone()),
+        place.index,
+        place.peers,
+    );
     let packets = Mailbox::new(worker, place.clone());
     // Read this worker's arrivals; every worker learns whether all could.
     let read = match input {
@@ -351,11 +355,25 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             let (src, dst) = (stream.src[i], stream.dst[i]);
             let index = self.local.first + i as u64;
             let weight = weights.map_or(1.0, |w| w[i]);
-            self.courier
-                .edge(partitioner.owner(src, peers), op, false, index, src, dst, weight);
+            self.courier.edge(
+                partitioner.owner(src, peers),
+                op,
+                false,
+                index,
+                src,
+                dst,
+                weight,
+            );
             if in_edges {
-                self.courier
-                    .edge(partitioner.owner(dst, peers), op, true, index, src, dst, weight);
+                self.courier.edge(
+                    partitioner.owner(dst, peers),
+                    op,
+                    true,
+                    index,
+                    src,
+                    dst,
+                    weight,
+                );
             }
         }
     }

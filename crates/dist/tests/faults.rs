@@ -70,7 +70,10 @@ fn peer_loss_prints_one_line_naming_the_lost_process() {
     for (process, (code, took)) in ended.into_iter().enumerate() {
         let stderr = children.stderr_of(process);
         assert_eq!(code, Some(1), "process {process}:\n{stderr}");
-        assert!(took < Duration::from_secs(2), "process {process} took {took:?}");
+        assert!(
+            took < Duration::from_secs(2),
+            "process {process} took {took:?}"
+        );
         let printed = lines(&stderr);
         assert_eq!(printed.len(), 1, "process {process} printed:\n{stderr}");
         assert!(
@@ -107,7 +110,10 @@ fn host_file_bad_line_is_named_by_every_process_at_once() {
         for (process, (code, took)) in ended.into_iter().enumerate() {
             let stderr = children.stderr_of(process);
             assert_eq!(code, Some(1), "{bad}, process {process}:\n{stderr}");
-            assert!(took < Duration::from_secs(2), "{bad}: process {process} took {took:?}");
+            assert!(
+                took < Duration::from_secs(2),
+                "{bad}: process {process} took {took:?}"
+            );
             assert!(
                 stderr.contains(location) && stderr.contains(reason),
                 "{bad}, process {process}:\n{stderr}"
@@ -142,7 +148,10 @@ fn address_in_use_on_process_0_is_named_by_every_process() {
     for (process, (code, took)) in ended.into_iter().enumerate() {
         let stderr = children.stderr_of(process);
         assert_eq!(code, Some(1), "process {process}:\n{stderr}");
-        assert!(took < Duration::from_secs(8), "process {process} took {took:?}");
+        assert!(
+            took < Duration::from_secs(8),
+            "process {process} took {took:?}"
+        );
         assert!(
             stderr.contains("hosts:1") && stderr.contains(&address),
             "process {process}:\n{stderr}"
@@ -211,7 +220,10 @@ fn stopped_peer_ends_the_others_with_the_stall_error() {
             took >= Duration::from_millis(2500) && took < Duration::from_secs(8),
             "process {process} took {took:?}"
         );
-        assert!(stderr.contains("no progress for"), "process {process}:\n{stderr}");
+        assert!(
+            stderr.contains("no progress for"),
+            "process {process}:\n{stderr}"
+        );
         assert_eq!(lines(&stderr).len(), 1, "process {process}:\n{stderr}");
     }
 }

@@ -299,7 +299,10 @@ fn a_process_that_never_comes_makes_the_others_give_up_naming_it() {
     let stderr = children.stderr_text();
     for (process, (code, took)) in ended.into_iter().enumerate() {
         assert_eq!(code, Some(1), "{stderr}");
-        assert!(took < Duration::from_secs(10), "process {process} took {took:?}");
+        assert!(
+            took < Duration::from_secs(10),
+            "process {process} took {took:?}"
+        );
         let text = children.stderr_of(process);
         assert!(
             text.contains("process 2 (127.0.0.1:") && text.contains("hosts:3"),

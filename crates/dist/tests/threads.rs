@@ -333,16 +333,27 @@ fn bfs_goes_bottom_up_with_in_edges_and_keeps_exact_depths() {
     for in_edges in [true, false] {
         let mut dist = options(replay_options.clone(), &[KernelName::Bfs], source);
         dist.store = dist.store.in_edges(in_edges);
-        let report = compare(&path, 3, dist, &format!("Kronecker 12, in-edges {in_edges}"));
+        let report = compare(
+            &path,
+            3,
+            dist,
+            &format!("Kronecker 12, in-edges {in_edges}"),
+        );
         let dyngraph_kernels::KernelOutput::Bfs(bfs) = &report.outputs["bfs"] else {
             unreachable!()
         };
         if in_edges {
-            assert_eq!(bfs.strategy, dyngraph_kernels::BfsStrategy::DirectionOptimizing);
+            assert_eq!(
+                bfs.strategy,
+                dyngraph_kernels::BfsStrategy::DirectionOptimizing
+            );
             assert!(bfs.bottom_up_steps > 0, "{bfs:?}");
             assert!(bfs.top_down_steps > 0);
         } else {
-            assert_eq!(bfs.strategy, dyngraph_kernels::BfsStrategy::TopDownNoInEdges);
+            assert_eq!(
+                bfs.strategy,
+                dyngraph_kernels::BfsStrategy::TopDownNoInEdges
+            );
             assert_eq!(bfs.bottom_up_steps, 0);
         }
     }
@@ -383,7 +394,10 @@ fn components_converge_in_logarithmic_rounds_on_a_long_path() {
     let dyngraph_kernels::KernelOutput::Components(cc) = &report.outputs["cc"] else {
         unreachable!()
     };
-    assert!(cc.labels.iter().all(|&l| l == 0), "one component, labelled 0");
+    assert!(
+        cc.labels.iter().all(|&l| l == 0),
+        "one component, labelled 0"
+    );
     let rounds = report.workers[0]
         .kernels
         .iter()

@@ -82,7 +82,8 @@ impl<S: DynamicStore> KernelContext<'_, S> {
             let snapshot = self.partition.out().snapshot();
             scout = out_degree(&self.partition.out().view(&snapshot)?, local);
         }
-        let bottom_up = options.direction == BfsDirection::Auto && self.partition.incoming().is_some();
+        let bottom_up =
+            options.direction == BfsDirection::Auto && self.partition.incoming().is_some();
         let totals = self.collective.sum(
             self.worker,
             vec![self.partition.out_edges(), scout, frontier.len() as u64],
@@ -99,12 +100,13 @@ impl<S: DynamicStore> KernelContext<'_, S> {
                 let mut next = Bitmap::new(local_count);
                 loop {
                     let old_awake = awake;
-                    let found = self.bottom_up_step(routes, &mut search, &mut current, &mut next)?;
+                    let found =
+                        self.bottom_up_step(routes, &mut search, &mut current, &mut next)?;
                     supersteps.push(found.1);
                     awake = self.collective.sum(self.worker, vec![found.0])[0];
                     std::mem::swap(&mut current, &mut next);
-                    let keep_going = awake > 0
-                        && (awake >= old_awake || awake > n / options.beta.max(1));
+                    let keep_going =
+                        awake > 0 && (awake >= old_awake || awake > n / options.beta.max(1));
                     if !keep_going {
                         break;
                     }

@@ -258,11 +258,7 @@ impl<S: DynamicStore> KernelContext<'_, S> {
             let from = me as u32;
             let mut answers: Vec<Vec<(VertexId, VertexId)>> = vec![Vec::new(); workers];
             for (asker, q, _) in questions {
-                let value = self
-                    .partition
-                    .ids
-                    .local(q)
-                    .map_or(q, |t| label[t as usize]);
+                let value = self.partition.ids.local(q).map_or(q, |t| label[t as usize]);
                 answers[asker as usize].push((q, value));
             }
             for (to, pairs) in answers.into_iter().enumerate() {
@@ -326,7 +322,11 @@ impl<S: DynamicStore> KernelContext<'_, S> {
         let mut all = Vec::new();
         for packet in received {
             if let Payload::Labels(pairs) = packet.payload {
-                all.extend(pairs.into_iter().map(|(id, value)| (packet.from, id, value)));
+                all.extend(
+                    pairs
+                        .into_iter()
+                        .map(|(id, value)| (packet.from, id, value)),
+                );
             }
         }
         (all, traffic)

@@ -24,8 +24,9 @@ use crate::mailbox::{Collective, Mailbox, Traffic, WireSize};
 use crate::part::Partition;
 use dyngraph_core::{DynamicStore, Error, Result, VertexId};
 use dyngraph_kernels::{
-    BfsDirection, BfsResult, BfsStrategy, ComponentsAlgorithm, ComponentsResult, KernelName, KernelOptions,
-    KernelOutput, NO_PARENT, PageRankMethod, PageRankResult, ReverseWalkResult, UNREACHED,
+    BfsDirection, BfsResult, BfsStrategy, ComponentsAlgorithm, ComponentsResult, KernelName,
+    KernelOptions, KernelOutput, NO_PARENT, PageRankMethod, PageRankResult, ReverseWalkResult,
+    UNREACHED,
 };
 use serde::{Deserialize, Serialize};
 use timely::worker::Worker;

@@ -142,5 +142,4 @@ impl<S: DynamicStore> KernelContext<'_, S> {
             bottom_up_steps: 0,
         })
     }
-
 }
