@@ -61,7 +61,7 @@ pub(crate) fn run(
     kernels: &[KernelName],
     every: Option<usize>,
     verify: bool,
-    source: VertexId,
+    source: Option<VertexId>,
 ) -> Result<Option<DistReport>> {
     let options = DistOptions {
         replay: replay_options.clone(),

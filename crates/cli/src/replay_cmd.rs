@@ -450,7 +450,8 @@ fn distributed(
         }
     }
     for kind in unique {
-        let source = 0;
+        // The first arrival's source, as the single-machine replay picks it.
+        let source = None;
         let Some(report) = crate::dist_cmd::run(
             kind,
             &cluster,

@@ -90,7 +90,7 @@
 //!     replay: ReplayOptions { batch: 20_000, semantics: Semantics::Multigraph, ..ReplayOptions::default() },
 //!     store: StoreOptions::new(Semantics::Multigraph),
 //!     kernels: vec![KernelName::Afforest, KernelName::Bfs],
-//!     source: 1,
+//!     source: Some(1),
 //!     verify: true, // gather at worker 0 and check with the serial verifiers
 //!     ..DistOptions::default()
 //! };

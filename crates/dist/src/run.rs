@@ -47,8 +47,9 @@ pub struct DistOptions {
     /// Checkpoint every this many batches (and at the end). `None`: at the
     /// end only.
     pub every: Option<usize>,
-    /// The BFS source.
-    pub source: VertexId,
+    /// The BFS source; `None`: the source of the stream's first arrival,
+    /// as the single-machine replay picks it.
+    pub source: Option<VertexId>,
     /// Gather each checkpoint's graph and kernel results at worker 0 and
     /// check them with the single-machine verifiers (and time the
     /// single-machine kernel on the gathered graph as `csr_seconds`).
@@ -77,7 +78,7 @@ impl Default for DistOptions {
             load: LoadOptions::default(),
             kernels: Vec::new(),
             every: None,
-            source: 0,
+            source: None,
             verify: false,
             gather: false,
             stall_timeout: Duration::from_secs(120),
@@ -213,6 +214,8 @@ struct Run<'a, S> {
     partition: Option<Partition<S>>,
     /// Arrivals in the whole stream.
     total: u64,
+    /// The BFS source, once known.
+    source: VertexId,
     weighted: bool,
     counters: WorkerCounters,
     summary: StoreSummary,
@@ -254,6 +257,7 @@ pub(crate) fn run_worker<S: DynamicStore + 'static>(
         },
         partition: None,
         total: 0,
+        source: 0,
         weighted: false,
         counters: WorkerCounters {
             worker: place.index,
@@ -403,6 +407,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             stream.len() as u64,
             u64::from(stream.timestamps.is_some()),
             u64::from(stream.weights.is_some()),
+            stream.src.first().map_or(u64::MAX, |&v| u64::from(v)),
         ];
         let all = self
             .collective
@@ -410,6 +415,8 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             .map_err(Error::InvalidArgument)?;
         self.local.first = all[..self.me()].iter().map(|v| v[0]).sum();
         self.total = all.iter().map(|v| v[0]).sum();
+        let first_source = all.iter().find(|v| v[0] > 0).map_or(0, |v| v[3] as VertexId);
+        self.source = options.source.unwrap_or(first_source);
         let input_weighted = all.iter().any(|v| v[0] > 0 && v[2] == 1);
         self.weighted = options.store.weighted && input_weighted;
         // Owners track which arrival inserted an edge only under simple
@@ -572,7 +579,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             .as_ref()
             .map_or(0, |p| p.ids.max_global_plus_one());
         let vertex_count = self.collective.max(self.worker, vec![largest])[0] as usize;
-        if self.options.source as usize >= vertex_count {
+        if self.source as usize >= vertex_count {
             // As on one machine: no kernel runs before the source exists.
             return Ok(());
         }
@@ -601,7 +608,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         let kernels = self.options.kernels.clone();
         let mut failures = Vec::new();
         for kernel in kernels {
-            let options = kernel_options(kernel, self.options.source);
+            let options = kernel_options(kernel, self.source);
             let started = Instant::now();
             let mut context = KernelContext {
                 worker: self.worker,

@@ -49,7 +49,7 @@ fn workload(semantics: Semantics) -> DistOptions {
         },
         store: StoreOptions::new(semantics).in_edges(true),
         kernels: KERNELS.to_vec(),
-        source: 1,
+        source: Some(1),
         verify: true,
         stall_timeout: Duration::from_secs(60),
         ..DistOptions::default()
@@ -78,7 +78,7 @@ fn check_report(report: &DistReport, options: &DistOptions, what: &str) {
         &options.replay,
         options.store,
         &options.kernels,
-        options.source,
+        options.source.unwrap(),
     );
     assert!(
         report.verify_failures.is_empty(),

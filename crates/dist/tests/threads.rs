@@ -23,7 +23,7 @@ fn options(replay: ReplayOptions, kernels: &[KernelName], source: u32) -> DistOp
         store: StoreOptions::new(replay.semantics).weighted(true),
         replay,
         kernels: kernels.to_vec(),
-        source,
+        source: Some(source),
         verify: true,
         ..DistOptions::default()
     }
@@ -48,7 +48,7 @@ fn compare(path: &std::path::Path, workers: usize, dist: DistOptions, what: &str
         &dist.replay,
         dist.store,
         &dist.kernels,
-        dist.source,
+        dist.source.unwrap(),
     );
     let report = run(workers, path, dist);
     assert!(

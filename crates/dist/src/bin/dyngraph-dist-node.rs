@@ -124,7 +124,7 @@ fn arguments() -> Arguments {
                     .collect();
             }
             "--every" => options.every = Some(parse("--every", args.next())),
-            "--source" => options.source = parse("--source", args.next()),
+            "--source" => options.source = Some(parse("--source", args.next())),
             "--verify" => options.verify = true,
             "--stall-timeout" => {
                 let seconds: f64 = parse("--stall-timeout", args.next());
