@@ -319,9 +319,11 @@ fn reversed_copies_of_base_edges_leave_with_their_window_under_simple_semantics(
 }
 
 /// With in-edges the BFS takes bottom-up steps (GAPBS's switching rule on
-/// the cluster's sums) and its depths stay exact.
+/// the cluster's sums) and its depths stay exact; PageRank pulls and the
+/// components skip the largest part's remaining edges, with the same
+/// results as without.
 #[test]
-fn bfs_goes_bottom_up_with_in_edges_and_keeps_exact_depths() {
+fn kernels_with_in_edges_equal_one_machine_and_bfs_goes_bottom_up() {
     let path = std::env::temp_dir().join(format!("dyngraph-dist-dobfs-{}.el", std::process::id()));
     let stream = Generator::kronecker(12, 16).seed(5).generate().unwrap();
     write_edges(&path, &stream, Format::EdgeList).unwrap();
@@ -389,22 +391,24 @@ fn components_converge_in_logarithmic_rounds_on_a_long_path() {
         base_percent: 100.0,
         ..ReplayOptions::default()
     };
-    let dist = options(replay_options, &[KernelName::Afforest], order[0]);
-    let report = compare(&path, 3, dist, "a long path");
-    let dyngraph_kernels::KernelOutput::Components(cc) = &report.outputs["cc"] else {
-        unreachable!()
-    };
-    assert!(
-        cc.labels.iter().all(|&l| l == 0),
-        "one component, labelled 0"
-    );
-    let rounds = report.workers[0]
-        .kernels
-        .iter()
-        .find(|k| k.kernel == "cc")
-        .unwrap()
-        .iterations;
-    let bound = 2 * (32 - n.leading_zeros()) as usize + 2;
-    assert!(rounds <= bound, "{rounds} rounds, more than {bound}");
+    // Without in-edges every edge is joined locally first; with them,
+    // Afforest's sampling phase, then the rest outside the largest part.
+    for in_edges in [false, true] {
+        let mut dist = options(replay_options.clone(), &[KernelName::Afforest], order[0]);
+        dist.store = dist.store.in_edges(in_edges);
+        let report = compare(&path, 3, dist, &format!("a long path, in-edges {in_edges}"));
+        let dyngraph_kernels::KernelOutput::Components(cc) = &report.outputs["cc"] else {
+            unreachable!()
+        };
+        assert!(cc.labels.iter().all(|&l| l == 0), "one component, labelled 0");
+        let rounds = report.workers[0]
+            .kernels
+            .iter()
+            .find(|k| k.kernel == "cc")
+            .unwrap()
+            .iterations;
+        let bound = 2 * (32 - n.leading_zeros()) as usize + 2;
+        assert!(rounds <= bound, "{rounds} rounds, more than {bound}");
+    }
     std::fs::remove_file(&path).ok();
 }

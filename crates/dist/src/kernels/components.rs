@@ -35,6 +35,7 @@
 use super::{KernelContext, LocalOutput, Packet, Payload, Routes};
 use crate::mailbox::Traffic;
 use dyngraph_core::{DynamicStore, Graph, OutNeighbors, Result, VertexId};
+use dyngraph_kernels::ComponentsOptions;
 use std::collections::HashMap;
 
 /// The root of `v`'s tree, halving the path on the way.
@@ -63,9 +64,27 @@ fn union(parent: &mut [VertexId], u: VertexId, v: VertexId) {
 impl<S: DynamicStore> KernelContext<'_, S> {
     /// Component labels (the smallest vertex id of each weakly connected
     /// component). Values: the label. `iterations`: hooking rounds.
-    pub(crate) fn components(&mut self, routes: &Routes) -> Result<LocalOutput> {
+    ///
+    /// With in-edges, Afforest's shortcut (GAPBS `cc.cc`), made sound
+    /// across workers: the local forest first joins each vertex to its
+    /// first `neighbor_rounds` out-neighbours only, the cluster merges
+    /// that, and a sample of `samples` owned vertices per worker names the
+    /// largest component so far. A vertex in it then skips its remaining
+    /// edges: an edge between two of its vertices adds nothing, and an
+    /// edge from it to a vertex outside is joined by that vertex's owner,
+    /// which links the remaining out-edges *and the in-edges* of every
+    /// vertex outside it. The largest component must be the cluster's
+    /// (merged) one: a worker's local guess could be split across workers,
+    /// and the edges joining its parts skipped on both sides.
+    pub(crate) fn components(
+        &mut self,
+        routes: &Routes,
+        options: &ComponentsOptions,
+    ) -> Result<LocalOutput> {
         let local_count = self.partition.ids.len();
-        let root = self.local_forest()?;
+        let skip = self.partition.incoming().is_some() && options.samples > 0;
+        let first = skip.then_some(options.neighbor_rounds);
+        let root = self.local_forest(first, None)?;
         // Each local component's smallest id; an owned vertex starts at it.
         let mut smallest = vec![VertexId::MAX; local_count];
         for x in 0..local_count {
@@ -86,11 +105,39 @@ impl<S: DynamicStore> KernelContext<'_, S> {
         drop(smallest);
         let mut told = vec![VertexId::MAX; local_count];
         let mut supersteps = Vec::new();
-        self.jump(&mut label, &mut supersteps);
+        let mut rounds = self.merge(routes, &root, &mut label, &mut told, &mut supersteps);
+        if skip {
+            let largest = self.most_frequent_label(&label, options.samples);
+            let remaining = (label.as_slice(), largest, options.neighbor_rounds);
+            let root = self.local_forest(None, Some(remaining))?;
+            rounds += self.merge(routes, &root, &mut label, &mut told, &mut supersteps);
+        }
+        Ok(LocalOutput {
+            values: self.owned_values(|v| u64::from(label[v as usize])),
+            supersteps,
+            iterations: rounds,
+            last_change: 0.0,
+            bottom_up_steps: 0,
+        })
+    }
+
+    /// Shiloach-Vishkin rounds over `label` (a forest of vertex ids whose
+    /// owned entries are kept here) joined by the local components of
+    /// `root`, until no round hooks anything. Returns the rounds.
+    fn merge(
+        &mut self,
+        routes: &Routes,
+        root: &[VertexId],
+        label: &mut [VertexId],
+        told: &mut [VertexId],
+        supersteps: &mut Vec<Traffic>,
+    ) -> usize {
+        let local_count = label.len();
+        self.jump(label, supersteps);
         let mut rounds = 0;
         loop {
             rounds += 1;
-            supersteps.push(self.push_labels(routes, &mut label, &mut told));
+            supersteps.push(self.push_labels(routes, label, told));
             // The smallest label of each local component.
             let mut low = vec![VertexId::MAX; local_count];
             for x in 0..local_count {
@@ -110,7 +157,7 @@ impl<S: DynamicStore> KernelContext<'_, S> {
             supersteps.push(traffic);
             let total = self.collective.sum(self.worker, vec![sent])[0];
             if total == 0 {
-                break;
+                return rounds;
             }
             // Each root takes the smallest request made to it.
             let mut smallest_request: HashMap<VertexId, VertexId> = HashMap::new();
@@ -126,45 +173,103 @@ impl<S: DynamicStore> KernelContext<'_, S> {
                     label[t as usize] = value;
                 }
             }
-            self.jump(&mut label, &mut supersteps);
+            self.jump(label, supersteps);
         }
-        Ok(LocalOutput {
-            values: self.owned_values(|v| u64::from(label[v as usize])),
-            supersteps,
-            iterations: rounds,
-            last_change: 0.0,
-            bottom_up_steps: 0,
-        })
     }
 
-    /// Every local id's root in the union-find of this worker's edges:
-    /// first each vertex's first two out-neighbours, then, with most
-    /// vertices one step from their root, the rest (whose ends are then
-    /// usually already together: two loads, no walk).
-    fn local_forest(&self) -> Result<Vec<VertexId>> {
+    /// The most frequent label among up to `samples` owned vertices of
+    /// every worker (evenly spaced in local order), the smallest among
+    /// equals: the same answer on every worker.
+    fn most_frequent_label(&mut self, label: &[VertexId], samples: usize) -> VertexId {
+        let owned = &self.partition.owned;
+        let stride = owned.len().div_ceil(samples.max(1)).max(1);
+        let picked: Vec<u64> = owned
+            .iter()
+            .step_by(stride)
+            .map(|&v| u64::from(label[v as usize]))
+            .collect();
+        let all = self
+            .collective
+            .all_gather(self.worker, picked, None)
+            .unwrap_or_default();
+        let mut counts: HashMap<u64, usize> = HashMap::new();
+        for value in all.into_iter().flatten() {
+            *counts.entry(value).or_default() += 1;
+        }
+        counts
+            .into_iter()
+            .max_by_key(|&(label, count)| (count, std::cmp::Reverse(label)))
+            .map_or(VertexId::MAX, |(label, _)| label as VertexId)
+    }
+
+    /// Every local id's root in the union-find of this worker's edges.
+    ///
+    /// - `first: Some(k)`: each owned vertex's first `k` out-neighbours
+    ///   only (Afforest's sampling phase);
+    /// - `remaining: Some((label, largest, k))`: the out-neighbours after
+    ///   the first `k` and the in-neighbours of each owned vertex whose
+    ///   label is not `largest`;
+    /// - neither: every out-edge, the first two of each vertex first (with
+    ///   most vertices then one step from their root, the rest mostly find
+    ///   their ends already together: two loads, no walk).
+    fn local_forest(
+        &self,
+        first: Option<usize>,
+        remaining: Option<(&[VertexId], VertexId, usize)>,
+    ) -> Result<Vec<VertexId>> {
         let local_count = self.partition.ids.len();
         let mut parent: Vec<VertexId> = (0..local_count as VertexId).collect();
         let snapshot = self.partition.out().snapshot();
         let view = self.partition.out().view(&snapshot)?;
         let stored = view.vertex_count();
         let owned = &self.partition.owned;
+        let flatten = |parent: &mut Vec<VertexId>| {
+            for v in 0..local_count as VertexId {
+                let r = find(parent, v);
+                parent[v as usize] = r;
+            }
+        };
+        if let Some((label, largest, k)) = remaining {
+            let incoming = self.partition.incoming();
+            let in_snapshot = incoming.map(|s| s.snapshot());
+            let in_view = match (incoming, &in_snapshot) {
+                (Some(store), Some(snapshot)) => Some(store.view(snapshot)?),
+                _ => None,
+            };
+            for &u in owned {
+                if label[u as usize] == largest {
+                    continue;
+                }
+                if (u as usize) < stored {
+                    for v in view.out_neighbors(u).skip(k) {
+                        union(&mut parent, u, v);
+                    }
+                }
+                if let Some(in_view) = &in_view
+                    && (u as usize) < in_view.vertex_count()
+                {
+                    for v in in_view.out_neighbors(u) {
+                        union(&mut parent, u, v);
+                    }
+                }
+            }
+            flatten(&mut parent);
+            return Ok(parent);
+        }
+        let k = first.unwrap_or(2);
         for &u in owned.iter().filter(|&&u| (u as usize) < stored) {
-            for v in view.out_neighbors(u).take(2) {
+            for v in view.out_neighbors(u).take(k) {
                 union(&mut parent, u, v);
             }
         }
-        for v in 0..local_count as VertexId {
-            let r = find(&mut parent, v);
-            parent[v as usize] = r;
-        }
-        for &u in owned.iter().filter(|&&u| (u as usize) < stored) {
-            for v in view.out_neighbors(u).skip(2) {
-                union(&mut parent, u, v);
+        flatten(&mut parent);
+        if first.is_none() {
+            for &u in owned.iter().filter(|&&u| (u as usize) < stored) {
+                for v in view.out_neighbors(u).skip(k) {
+                    union(&mut parent, u, v);
+                }
             }
-        }
-        for v in 0..local_count as VertexId {
-            let r = find(&mut parent, v);
-            parent[v as usize] = r;
+            flatten(&mut parent);
         }
         Ok(parent)
     }

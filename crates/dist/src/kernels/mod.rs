@@ -11,7 +11,7 @@
 //!
 //! | kernel | per superstep | combining | supersteps |
 //! |---|---|---|---|
-//! | PageRank | each worker sums its edges' contributions per destination, then sends one `f32` per ghost to its owner | by destination | one per iteration, plus one all-reduce of the change |
+//! | PageRank | with in-edges (pull): owners send each ghosted vertex's contribution to its holders, then each owned vertex sums its in-neighbours'; without (push): each worker sums its edges' contributions per destination, then sends one `f32` per ghost to its owner | one `f32` per ghost | one per iteration, plus one all-reduce of the change |
 //! | BFS | direction-optimizing ([`bfs`](self::bfs)): top-down steps send `(ghost, parent)` to the owner once per ghost per search; bottom-up steps (with in-edges) send each holder a bitmap of its ghosts in the frontier, then scan in-edges locally | one claim per ghost per search; one bit per ghost per bottom-up step | two per level (exchange, one all-reduce of frontier size and scout count) |
 //! | components | local union-find, then Shiloach-Vishkin hooking and pointer jumping over vertex ids ([`components`](self::components)) | one request per distinct root per worker | O(log n) rounds of a push, a hooking exchange and a few jumps |
 //! | reverse walks | owners send each step's counts of their vertices to the workers holding them as ghosts; each owner sums its out-neighbours in store order | one `f64` per ghost | one per step |
@@ -49,6 +49,8 @@ pub(crate) enum Payload {
     /// One value per vertex of the sender held as a ghost by the
     /// addressee, in the addressee's list order.
     ToGhostsF64(Vec<f64>),
+    /// As [`Payload::ToGhostsF64`], in `f32`.
+    ToGhostsF32(Vec<f32>),
     /// `(position in the sender's ghost list, value)`.
     ToOwnerPairs(Vec<(u32, u32)>),
     /// `(position in the addressee's ghost list, value)`.
@@ -72,7 +74,7 @@ impl WireSize for Packet {
         // from, variant tag, vector length, elements.
         let body = match &self.payload {
             Payload::Ghosts(v) => 4 * v.len(),
-            Payload::ToOwnerF32(v) => 4 * v.len(),
+            Payload::ToOwnerF32(v) | Payload::ToGhostsF32(v) => 4 * v.len(),
             Payload::ToGhostsF64(v) => 8 * v.len(),
             Payload::ToOwnerPairs(v) | Payload::ToGhostsPairs(v) => 8 * v.len(),
             Payload::Gather(v) => 12 * v.len(),
@@ -208,8 +210,8 @@ impl<S: DynamicStore> KernelContext<'_, S> {
                 self.pagerank(routes, o.damping, o.max_iterations, o.tolerance)
             }
             (KernelName::Bfs, KernelOptions::Bfs(o)) => self.bfs(routes, o),
-            (KernelName::Afforest | KernelName::ShiloachVishkin, KernelOptions::Components(_)) => {
-                self.components(routes)
+            (KernelName::Afforest | KernelName::ShiloachVishkin, KernelOptions::Components(o)) => {
+                self.components(routes, o)
             }
             (KernelName::ReverseWalks, KernelOptions::ReverseWalks(o)) => {
                 self.reverse_walks(routes, o.steps)
@@ -269,7 +271,11 @@ pub(crate) fn assemble(
                 scores,
                 iterations,
                 last_change,
-                method: PageRankMethod::Push,
+                method: if in_edges {
+                    PageRankMethod::Pull
+                } else {
+                    PageRankMethod::Push
+                },
                 damping: o.damping,
             })
         }
@@ -340,6 +346,7 @@ fn bfs_strategy(direction: BfsDirection, in_edges: bool) -> BfsStrategy {
 /// How the distributed kernel ran, for the summary's `mode`.
 pub(crate) fn mode(kernel: KernelName, in_edges: bool) -> &'static str {
     match kernel {
+        KernelName::PageRank if in_edges => "pull over in-edges, contributions sent to ghosts",
         KernelName::PageRank => "push, combined per destination owner",
         KernelName::Bfs if in_edges => {
             "direction-optimizing: top-down claims, bottom-up over in-edges with a frontier \

@@ -6,9 +6,14 @@ use crate::part::out_degree;
 use dyngraph_core::{DynamicStore, Graph, OutNeighbors, Result};
 
 impl<S: DynamicStore> KernelContext<'_, S> {
-    /// PageRank, pushing contributions along out-edges and combining them
-    /// per destination before they leave the worker. Values: the `f32`
-    /// score's bits.
+    /// PageRank by power iteration, GAPBS's Jacobi form. With in-edges it
+    /// pulls, as the single-machine kernel does: owners send each
+    /// vertex's contribution (`score / out-degree`) to the workers that
+    /// hold it as a ghost, then every owned vertex sums its in-neighbours'
+    /// contributions from its worker's in store. Without, it pushes along
+    /// out-edges, combining per destination before the sums leave the
+    /// worker. Either way one `f32` per ghost per iteration. Values: the
+    /// `f32` score's bits.
     pub(crate) fn pagerank(
         &mut self,
         routes: &Routes,
@@ -28,42 +33,28 @@ impl<S: DynamicStore> KernelContext<'_, S> {
         let mut supersteps = Vec::new();
         let (mut iterations, mut last_change) = (0, 0.0);
         let snapshot = self.partition.out().snapshot();
+        let pull = self.partition.incoming().is_some();
+        // Pulling: `1 / out-degree` of each owned vertex, read once.
+        let mut inverse_degree = Vec::new();
+        let mut contributions = Vec::new();
+        if pull {
+            let view = self.partition.out().view(&snapshot)?;
+            inverse_degree = vec![0.0f32; local_count];
+            for &u in &self.partition.owned {
+                let degree = out_degree(&view, u);
+                if degree > 0 {
+                    inverse_degree[u as usize] = 1.0 / degree as f32;
+                }
+            }
+            contributions = vec![0.0f32; local_count];
+        }
         for iteration in 0..max_iterations {
-            sums.iter_mut().for_each(|s| *s = 0.0);
-            {
-                let view = self.partition.out().view(&snapshot)?;
-                for &u in &self.partition.owned {
-                    let degree = out_degree(&view, u);
-                    if degree > 0 {
-                        let contribution = scores[u as usize] / degree as f32;
-                        for d in view.out_neighbors(u) {
-                            sums[d as usize] += contribution;
-                        }
-                    }
-                }
-            }
-            let from = self.index() as u32;
-            for (owner, list) in routes.ghosts.iter().enumerate() {
-                if !list.is_empty() {
-                    let values = list.iter().map(|&g| sums[g as usize]).collect();
-                    self.packets.send(
-                        owner,
-                        Packet {
-                            from,
-                            payload: Payload::ToOwnerF32(values),
-                        },
-                    );
-                }
-            }
-            let (received, traffic) = self.round();
+            let traffic = if pull {
+                self.pull_sums(routes, &scores, &inverse_degree, &mut contributions, &mut sums)?
+            } else {
+                self.push_sums(routes, &snapshot, &scores, &mut sums)?
+            };
             supersteps.push(traffic);
-            for packet in received {
-                if let Payload::ToOwnerF32(values) = packet.payload {
-                    for (&v, value) in routes.mirrors[packet.from as usize].iter().zip(values) {
-                        sums[v as usize] += value;
-                    }
-                }
-            }
             let mut change = 0.0f64;
             for &v in &self.partition.owned {
                 let new = base + damping * sums[v as usize];
@@ -87,6 +78,104 @@ impl<S: DynamicStore> KernelContext<'_, S> {
             last_change,
             bottom_up_steps: 0,
         })
+    }
+
+    /// Pushing: each worker adds its owned vertices' contributions along
+    /// their out-edges into `sums`, sends the ghosts' sums to their
+    /// owners, and adds what it receives.
+    fn push_sums(
+        &mut self,
+        routes: &Routes,
+        snapshot: &S::Snapshot,
+        scores: &[f32],
+        sums: &mut [f32],
+    ) -> Result<crate::mailbox::Traffic> {
+        sums.iter_mut().for_each(|s| *s = 0.0);
+        {
+            let view = self.partition.out().view(snapshot)?;
+            for &u in &self.partition.owned {
+                let degree = out_degree(&view, u);
+                if degree > 0 {
+                    let contribution = scores[u as usize] / degree as f32;
+                    for d in view.out_neighbors(u) {
+                        sums[d as usize] += contribution;
+                    }
+                }
+            }
+        }
+        let from = self.index() as u32;
+        for (owner, list) in routes.ghosts.iter().enumerate() {
+            if !list.is_empty() {
+                let values = list.iter().map(|&g| sums[g as usize]).collect();
+                self.packets.send(
+                    owner,
+                    Packet {
+                        from,
+                        payload: Payload::ToOwnerF32(values),
+                    },
+                );
+            }
+        }
+        let (received, traffic) = self.round();
+        for packet in received {
+            if let Payload::ToOwnerF32(values) = packet.payload {
+                for (&v, value) in routes.mirrors[packet.from as usize].iter().zip(values) {
+                    sums[v as usize] += value;
+                }
+            }
+        }
+        Ok(traffic)
+    }
+
+    /// Pulling: owners send their ghosted vertices' contributions to the
+    /// holders, then each owned vertex sums its in-neighbours'.
+    fn pull_sums(
+        &mut self,
+        routes: &Routes,
+        scores: &[f32],
+        inverse_degree: &[f32],
+        contributions: &mut [f32],
+        sums: &mut [f32],
+    ) -> Result<crate::mailbox::Traffic> {
+        for &v in &self.partition.owned {
+            contributions[v as usize] = scores[v as usize] * inverse_degree[v as usize];
+        }
+        let from = self.index() as u32;
+        for (holder, list) in routes.mirrors.iter().enumerate() {
+            if !list.is_empty() {
+                let values = list.iter().map(|&v| contributions[v as usize]).collect();
+                self.packets.send(
+                    holder,
+                    Packet {
+                        from,
+                        payload: Payload::ToGhostsF32(values),
+                    },
+                );
+            }
+        }
+        let (received, traffic) = self.round();
+        for packet in received {
+            if let Payload::ToGhostsF32(values) = packet.payload {
+                for (&g, value) in routes.ghosts[packet.from as usize].iter().zip(values) {
+                    contributions[g as usize] = value;
+                }
+            }
+        }
+        let incoming = self
+            .partition
+            .incoming()
+            .expect("pulling needs the in store");
+        let snapshot = incoming.snapshot();
+        let view = incoming.view(&snapshot)?;
+        let stored = view.vertex_count();
+        for &v in &self.partition.owned {
+            sums[v as usize] = if (v as usize) < stored {
+                view.out_neighbors(v).map(|u| contributions[u as usize]).sum()
+            } else {
+                0.0
+            };
+        }
+        Ok(traffic)
     }
 
     /// k-step reverse walks (`A^k · 1`). Values: the `f64` count's bits.
