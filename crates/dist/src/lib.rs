@@ -115,6 +115,7 @@ mod hosts;
 mod input;
 mod kernels;
 mod mailbox;
+mod memory;
 mod part;
 mod partition;
 mod quiet;

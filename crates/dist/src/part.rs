@@ -100,13 +100,21 @@ impl<S: DynamicStore> Partition<S> {
         };
         let rank = partition.intern_base(&shipments);
         let (out, incoming) = partition.columns(shipments, options.weighted, rank.as_ref());
+        drop(rank);
+        // The base's shipments are gone; their memory goes back before the
+        // stores are built (the peak of a load).
+        crate::memory::release_freed();
         partition.out.store = S::from_edges(&out.inserts, store_options.into())?;
         partition.out.store.end_batch()?;
         partition.edges_inserted = partition.out.store.edge_count();
+        drop(out);
+        crate::memory::release_freed();
         if let Some(side) = &mut partition.incoming {
             side.store = S::from_edges(&incoming.inserts, store_options.into())?;
             side.store.end_batch()?;
         }
+        drop(incoming);
+        crate::memory::release_freed();
         Ok(partition)
     }
 
@@ -262,16 +270,19 @@ impl<S: DynamicStore> Partition<S> {
     }
 
     /// Interns every id of the base at once, in increasing global order,
-    /// when the ids are dense enough for the dense lookup: one pass over a
-    /// bitmap of the id range instead of a growing hash table met in
-    /// arrival order (the base is most of the ids a worker will see).
-    /// Returns the ranks that translate the base's ids to local ids
+    /// when the ids are dense enough for the dense lookup or the identity
+    /// mapping ([`LocalIds::prepare`]): one pass over a bitmap of the id
+    /// range instead of a growing hash table met in arrival order (the
+    /// base is most of the ids a worker will see). Returns, for the dense
+    /// lookup, the ranks that translate the base's ids to local ids
     /// without touching the lookup array.
     fn intern_base(&mut self, shipments: &[Shipment]) -> Option<Rank> {
         let ids = || shipments.iter().flat_map(|s| s.src.iter().chain(&s.dst));
         let max = *ids().max()?;
         let rank = Rank::of(ids(), max);
-        if !self.ids.prefer_dense(rank.count(), u64::from(max) + 1) {
+        let ranked = self.ids.prepare(rank.count(), u64::from(max) + 1);
+        if !ranked && !self.ids.is_identity() {
+            // Sparse ids: the table, in arrival order.
             return None;
         }
         self.is_owned.reserve_exact(rank.count());
@@ -283,7 +294,7 @@ impl<S: DynamicStore> Partition<S> {
                 self.intern(v);
             }
         }
-        Some(rank)
+        ranked.then_some(rank)
     }
 
     /// The local id of `global`, registering it (owned, or a ghost to
@@ -293,7 +304,12 @@ impl<S: DynamicStore> Partition<S> {
         if new {
             let owner = self.partitioner.owner(global, self.workers);
             let owned = owner == self.index;
-            self.is_owned.push(owned);
+            // Local ids come in order, or with holes under the identity
+            // mapping.
+            if self.is_owned.len() <= local as usize {
+                self.is_owned.resize(local as usize + 1, false);
+            }
+            self.is_owned[local as usize] = owned;
             if owned {
                 self.owned.push(local);
             } else {

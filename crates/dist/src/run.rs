@@ -392,6 +392,17 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         }
     }
 
+    /// Without a window an arrival is read once, when its epoch is sent:
+    /// once every arrival of this worker before global index `sent` is
+    /// sent and none is left, its columns go (a load keeps only the
+    /// stores).
+    fn release_sent(&mut self, sent: u64) {
+        let end = self.local.first + self.local.stream.len() as u64;
+        if self.options.replay.window.is_none() && sent >= end {
+            self.local.stream = Default::default();
+        }
+    }
+
     fn throttle(&self) {
         if let Some(pause) = self.options.throttle {
             std::thread::sleep(pause);
@@ -449,6 +460,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             window.local_newest = t[range.clone()].iter().copied().fold(0, u64::max);
         }
         self.send_inserts(range);
+        self.release_sent(base_len);
         let received = self.courier.finish_round(self.worker);
         let built = Partition::<S>::build(
             self.me(),
@@ -491,6 +503,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                         .fold(window.local_newest, u64::max);
                 }
                 self.send_inserts(range);
+                self.release_sent(end);
                 if let Some(window) = &mut window {
                     let expire_before = match window.window {
                         Window::Edges(keep) => end.saturating_sub(keep).max(window.cursor),
@@ -775,7 +788,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             .add(self.collective.take_traffic());
         let partition = self.partition.as_ref().expect("built");
         self.counters.owned_vertices = partition.owned.len() as u64;
-        self.counters.local_vertices = partition.ids.len() as u64;
+        self.counters.local_vertices = partition.ids.count() as u64;
         self.counters.edges_owned = partition.out_edges();
         self.counters.in_edges_owned = partition.in_edges();
         self.counters.memory_bytes = partition.memory_bytes() as u64;

@@ -412,3 +412,27 @@ fn components_converge_in_logarithmic_rounds_on_a_long_path() {
     }
     std::fs::remove_file(&path).ok();
 }
+
+/// The id maps a worker picks from its base (the ids themselves when it
+/// sees half the id range or more, a dense array of ranks, a table) give
+/// the single machine's results, with ids first seen in later batches (and
+/// holes in the identity mapping) and in-edges.
+#[test]
+fn every_id_map_gives_the_single_machines_results() {
+    let path = std::env::temp_dir().join(format!("dyngraph-dist-ids-{}.el", std::process::id()));
+    let stream = Generator::kronecker(14, 8).seed(11).generate().unwrap();
+    write_edges(&path, &stream, Format::EdgeList).unwrap();
+    let source = stream.src()[0];
+    let replay_options = ReplayOptions {
+        batch: 20_000,
+        base_percent: 40.0,
+        window: Some(Window::Edges(90_000)),
+        ..ReplayOptions::default()
+    };
+    for workers in [1, 2, 7] {
+        let mut dist = options(replay_options.clone(), &ALL, source);
+        dist.store = dist.store.in_edges(true);
+        compare(&path, workers, dist, &format!("Kronecker 14, {workers} workers"));
+    }
+    std::fs::remove_file(&path).ok();
+}

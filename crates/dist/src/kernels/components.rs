@@ -36,6 +36,7 @@ use super::{KernelContext, LocalOutput, Packet, Payload, Routes};
 use crate::mailbox::Traffic;
 use dyngraph_core::{DynamicStore, Graph, OutNeighbors, Result, VertexId};
 use dyngraph_kernels::ComponentsOptions;
+use crate::partition::IdMap;
 use std::collections::HashMap;
 
 /// The root of `v`'s tree, halving the path on the way.
@@ -144,7 +145,7 @@ impl<S: DynamicStore> KernelContext<'_, S> {
                 let r = root[x] as usize;
                 low[r] = low[r].min(label[x]);
             }
-            let mut requests: HashMap<VertexId, VertexId> = HashMap::new();
+            let mut requests: IdMap<VertexId> = IdMap::default();
             for x in 0..local_count {
                 let (mine, target) = (label[x], low[root[x] as usize]);
                 if mine > target {
@@ -160,7 +161,7 @@ impl<S: DynamicStore> KernelContext<'_, S> {
                 return rounds;
             }
             // Each root takes the smallest request made to it.
-            let mut smallest_request: HashMap<VertexId, VertexId> = HashMap::new();
+            let mut smallest_request: IdMap<VertexId> = IdMap::default();
             for (_, target, value) in received {
                 let slot = smallest_request.entry(target).or_insert(value);
                 *slot = (*slot).min(value);
@@ -326,38 +327,29 @@ impl<S: DynamicStore> KernelContext<'_, S> {
         let workers = self.workers();
         let me = self.index();
         loop {
-            let mut changed = 0u64;
-            // Local chains first.
-            loop {
-                let mut local_change = false;
-                for &v in &self.partition.owned {
-                    let q = label[v as usize];
-                    if self.partition.partitioner.owner(q, workers) != me {
-                        continue;
-                    }
-                    if let Some(t) = self.partition.ids.local(q) {
-                        let next = label[t as usize];
-                        if next < q {
-                            label[v as usize] = next;
-                            local_change = true;
-                            changed += 1;
-                        }
-                    }
-                }
-                if !local_change {
-                    break;
-                }
-            }
-            // Remote labels: ask their owners.
-            let mut asked: HashMap<VertexId, ()> = HashMap::new();
+            // The distinct labels of the owned vertices (few: most share a
+            // root), each with its own label once found.
+            let mut next: IdMap<VertexId> = IdMap::default();
+            let mut last = VertexId::MAX;
             for &v in &self.partition.owned {
                 let q = label[v as usize];
-                if self.partition.partitioner.owner(q, workers) != me {
-                    asked.insert(q, ());
+                if q != last {
+                    next.entry(q).or_insert(q);
+                    last = q;
                 }
             }
-            let (questions, traffic) =
-                self.exchange_by_owner(asked.into_keys().map(|q| (q, q)).collect());
+            // Local labels directly, remote ones asked of their owners.
+            let mut asked = Vec::new();
+            for (&q, slot) in next.iter_mut() {
+                if self.partition.partitioner.owner(q, workers) == me {
+                    if let Some(t) = self.partition.ids.local(q) {
+                        *slot = label[t as usize];
+                    }
+                } else {
+                    asked.push((q, q));
+                }
+            }
+            let (questions, traffic) = self.exchange_by_owner(asked);
             supersteps.push(traffic);
             // Answer each asker: (asked id, its label).
             let from = me as u32;
@@ -379,18 +371,21 @@ impl<S: DynamicStore> KernelContext<'_, S> {
             }
             let (received, traffic) = self.round();
             supersteps.push(traffic);
-            let mut answer: HashMap<VertexId, VertexId> = HashMap::new();
             for packet in received {
                 if let Payload::Labels(pairs) = packet.payload {
-                    answer.extend(pairs);
+                    for (q, value) in pairs {
+                        next.insert(q, value);
+                    }
                 }
             }
+            let mut changed = 0u64;
+            let mut last = (VertexId::MAX, VertexId::MAX);
             for &v in &self.partition.owned {
                 let q = label[v as usize];
-                if let Some(&next) = answer.get(&q)
-                    && next < q
-                {
-                    label[v as usize] = next;
+                let to = if q == last.0 { last.1 } else { next[&q] };
+                last = (q, to);
+                if to < q {
+                    label[v as usize] = to;
                     changed += 1;
                 }
             }

@@ -146,7 +146,7 @@ impl<S: DynamicStore> KernelContext<'_, S> {
         let partition = &*self.partition;
         let mut by_owner: Vec<Vec<(VertexId, VertexId)>> = vec![Vec::new(); workers];
         for local in 0..partition.ids.len() as VertexId {
-            if !partition.is_owned[local as usize] {
+            if !partition.is_owned[local as usize] && partition.ids.is_known(local) {
                 let global = partition.ids.global(local);
                 let owner = partition.partitioner.owner(global, workers);
                 by_owner[owner].push((global, local));
