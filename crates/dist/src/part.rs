@@ -215,7 +215,14 @@ impl<S: DynamicStore> Partition<S> {
                     columns.dst.extend(to.iter().map(|&b| rank.get(b)));
                 }
                 None => {
-                    for (&a, &b) in from.iter().zip(to) {
+                    // Misses of the id lookup overlap when its entries are
+                    // asked for a few edges ahead.
+                    const AHEAD: usize = 16;
+                    for (i, (&a, &b)) in from.iter().zip(to).enumerate() {
+                        if let (Some(&c), Some(&d)) = (from.get(i + AHEAD), to.get(i + AHEAD)) {
+                            self.ids.prefetch(c);
+                            self.ids.prefetch(d);
+                        }
                         let a = self.intern(a);
                         let b = self.intern(b);
                         columns.src.push(a);
