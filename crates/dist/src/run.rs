@@ -64,6 +64,11 @@ pub struct DistOptions {
     /// Sleep this long in every epoch (for demonstrations and the tests
     /// that kill a process mid-run); `None` in real runs.
     pub throttle: Option<Duration>,
+    /// Arrivals each worker sends per round of the base (the base is
+    /// still one epoch, built at once). Between processes timely keeps
+    /// the largest backlog its network buffers ever held, so this bounds
+    /// that memory: 8 to 16 bytes per arrival.
+    pub base_round: usize,
 }
 
 impl Default for DistOptions {
@@ -83,6 +88,7 @@ impl Default for DistOptions {
             gather: false,
             stall_timeout: Duration::from_secs(120),
             throttle: None,
+            base_round: 1 << 22,
         }
     }
 }
@@ -356,6 +362,11 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         let (partitioner, peers) = (self.options.partitioner, self.place.peers);
         let in_edges = self.options.store.in_edges;
         for i in range {
+            if i % crate::shipment::CHUNK == 0 {
+                // Take in what the peers sent meanwhile: timely's network
+                // buffers keep the largest backlog they ever held.
+                self.worker.step();
+            }
             let (src, dst) = (stream.src[i], stream.dst[i]);
             let index = self.local.first + i as u64;
             let weight = weights.map_or(1.0, |w| w[i]);
@@ -459,9 +470,34 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         if let (Some(window), Some(t)) = (&mut window, &self.local.stream.timestamps) {
             window.local_newest = t[range.clone()].iter().copied().fold(0, u64::max);
         }
-        self.send_inserts(range);
-        self.release_sent(base_len);
-        let received = self.courier.finish_round(self.worker);
+        // In rounds of at most `base_round` arrivals per worker: timely's
+        // network buffers keep the largest backlog they ever held, and a
+        // whole base in one round would be all of it.
+        let mut first = 0u64;
+        let largest_base = all
+            .iter()
+            .map(|v| {
+                let part = base_len.clamp(first, first + v[0]) - first;
+                first += v[0];
+                part
+            })
+            .max()
+            .unwrap_or(0);
+        let per_round = options.base_round.max(1);
+        let rounds = largest_base.div_ceil(per_round as u64).max(1) as usize;
+        let mut received = Vec::new();
+        for round in 0..rounds {
+            let start = (range.start + round * per_round).min(range.end);
+            let end = (start + per_round).min(range.end);
+            self.send_inserts(start..end);
+            if round + 1 == rounds {
+                self.release_sent(base_len);
+            }
+            received.extend(self.courier.finish_round(self.worker));
+        }
+        // Each round's shipments came in `(from, seq)` order; by sender
+        // across the rounds, they are in arrival order again.
+        received.sort_by_key(|s| s.from);
         let built = Partition::<S>::build(
             self.me(),
             self.place.peers,

@@ -436,3 +436,23 @@ fn every_id_map_gives_the_single_machines_results() {
     }
     std::fs::remove_file(&path).ok();
 }
+
+/// A base sent in many rounds (here 1,000 arrivals per worker each) builds
+/// the same partitions: the owners put the rounds' shipments back in
+/// arrival order.
+#[test]
+fn a_base_sent_in_rounds_equals_one_machine() {
+    for semantics in [Semantics::Multigraph, Semantics::Simple] {
+        let replay = ReplayOptions {
+            batch: 6_000,
+            base_percent: 50.0,
+            window: Some(Window::Edges(25_000)),
+            semantics,
+            ..ReplayOptions::default()
+        };
+        let mut dist = options(replay, &ALL, 1);
+        dist.store = dist.store.in_edges(true);
+        dist.base_round = 1_000;
+        compare(&college_msg(), 3, dist, &format!("base in rounds, {semantics:?}"));
+    }
+}
