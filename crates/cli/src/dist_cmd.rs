@@ -129,7 +129,7 @@ pub(crate) fn replay(args: &ReplayArgs, spec: &ReplaySpec) -> Result<ExitCode> {
             store: plan.options,
             kernels: spec.kernels.clone(),
             every: spec.every,
-            source: spec.source.unwrap_or(0),
+            source: spec.source,
             verify: spec.verify,
             ..DistOptions::default()
         };

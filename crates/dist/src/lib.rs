@@ -91,7 +91,7 @@
 //!     replay: ReplayOptions { batch: 20_000, semantics: Semantics::Multigraph, ..ReplayOptions::default() },
 //!     store: StoreOptions::new(Semantics::Multigraph),
 //!     kernels: vec![KernelName::Afforest, KernelName::Bfs],
-//!     source: 1,
+//!     source: Some(1),
 //!     verify: true, // gather at worker 0 and check with the serial verifiers
 //!     ..DistOptions::default()
 //! };
@@ -111,12 +111,17 @@
 #![deny(missing_docs)]
 
 mod cluster;
+mod connect;
+mod hosts;
 mod input;
 mod kernels;
 mod mailbox;
+mod memory;
 mod part;
 mod partition;
+mod quiet;
 mod run;
+mod shipment;
 
 pub use cluster::{Cluster, replay};
 pub use input::DistInput;

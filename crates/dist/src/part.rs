@@ -3,48 +3,13 @@
 //! the worker's local ids.
 
 use crate::partition::{LocalIds, Partitioner};
+use crate::shipment::{Op, Shipment};
 use dyngraph_core::StoreConfig;
 use dyngraph_core::{
     DynamicStore, EdgeColumns, OutNeighbors, Result, Semantics, StoreOptions, UpdateReport,
-    VertexId, Weight,
+    VertexId,
 };
-use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-
-/// What the readers send to an owner, and owners to each other.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) enum Update {
-    /// Arrival `index` inserts `src -> dst` (global ids). `reversed`: the
-    /// copy for the in-edges at the owner of `dst`.
-    Insert {
-        index: u64,
-        src: VertexId,
-        dst: VertexId,
-        weight: Weight,
-        reversed: bool,
-    },
-    /// Arrival `index` leaves the window: delete its `src -> dst`.
-    Delete {
-        index: u64,
-        src: VertexId,
-        dst: VertexId,
-        reversed: bool,
-    },
-    /// This worker's edges reach `vertex`, which the addressee owns: the
-    /// owner must count it among its vertices (kernels send it messages).
-    Announce(VertexId),
-}
-
-impl crate::mailbox::WireSize for Update {
-    fn wire_bytes(&self) -> u64 {
-        // bincode: a 4-byte variant tag, then the fields at fixed width.
-        match self {
-            Update::Insert { .. } => 4 + 8 + 4 + 4 + 4 + 1,
-            Update::Delete { .. } => 4 + 8 + 4 + 4 + 1,
-            Update::Announce(_) => 4 + 4,
-        }
-    }
-}
 
 /// Under simple semantics with a window, which arrivals inserted their
 /// edge (a repeat of a present edge inserts nothing, so its expiry deletes
@@ -102,7 +67,7 @@ impl<S: DynamicStore> Partition<S> {
         partitioner: Partitioner,
         options: StoreOptions,
         windowed: bool,
-        mut updates: Vec<Update>,
+        shipments: Vec<Shipment>,
     ) -> Result<Self> {
         let store_options = options.in_edges(false);
         let tracking = || {
@@ -122,35 +87,50 @@ impl<S: DynamicStore> Partition<S> {
                 )?,
                 tracking: tracking(),
             },
-            incoming: None,
+            // Present from the start, so that the base's reversed copies
+            // are tracked like the out store's edges (a window under simple
+            // semantics deletes a copy only if its arrival inserted it).
+            incoming: match options.in_edges {
+                true => Some(Side {
+                    store: S::from_edges(
+                        &EdgeColumns::default(),
+                        S::Options::from_shared(store_options),
+                    )?,
+                    tracking: tracking(),
+                }),
+                false => None,
+            },
             pending_announcements: Vec::new(),
             options,
             edges_inserted: 0,
             edges_deleted: 0,
         };
-        sort_by_arrival(&mut updates);
-        let (out, incoming) = partition.columns(&updates, options.weighted);
+        let rank = partition.intern_base(&shipments);
+        let (out, incoming) = partition.columns(shipments, options.weighted, rank.as_ref());
+        drop(rank);
+        // The base's shipments are gone; their memory goes back before the
+        // stores are built (the peak of a load).
+        crate::memory::release_freed();
         partition.out.store = S::from_edges(&out.inserts, S::Options::from_shared(store_options))?;
         partition.out.store.end_batch()?;
         partition.edges_inserted = partition.out.store.edge_count();
-        if options.in_edges {
-            let mut store =
-                S::from_edges(&incoming.inserts, S::Options::from_shared(store_options))?;
-            store.end_batch()?;
-            partition.incoming = Some(Side {
-                store,
-                tracking: tracking(),
-            });
+        drop(out);
+        crate::memory::release_freed();
+        if let Some(side) = &mut partition.incoming {
+            side.store = S::from_edges(&incoming.inserts, S::Options::from_shared(store_options))?;
+            side.store.end_batch()?;
         }
+        drop(incoming);
+        crate::memory::release_freed();
         Ok(partition)
     }
 
-    /// Applies one epoch's updates: inserts in arrival order, then deletes
-    /// in arrival order, then `end_batch`, as the single-machine engine
-    /// does with a batch. Returns what the out store reported.
-    pub(crate) fn apply(&mut self, mut updates: Vec<Update>) -> Result<UpdateReport> {
-        sort_by_arrival(&mut updates);
-        let (out, incoming) = self.columns(&updates, self.options.weighted);
+    /// Applies one epoch's shipments (in `(from, seq)` order): inserts in
+    /// arrival order, then deletes in arrival order, then `end_batch`, as
+    /// the single-machine engine does with a batch. Returns what the out
+    /// store reported.
+    pub(crate) fn apply(&mut self, shipments: Vec<Shipment>) -> Result<UpdateReport> {
+        let (out, incoming) = self.columns(shipments, self.options.weighted, None);
         let report = apply_side(&mut self.out.store, &out)?;
         self.edges_inserted += report.edges_added;
         self.edges_deleted += report.edges_removed;
@@ -160,83 +140,175 @@ impl<S: DynamicStore> Partition<S> {
         Ok(report)
     }
 
-    /// Interns every id of `updates` (announcing new ghosts), applies the
-    /// effective-arrival rule, and splits them into the two stores'
-    /// columns in local ids.
-    fn columns(&mut self, updates: &[Update], weighted: bool) -> (Columns, Columns) {
+    /// Interns every id of `shipments` (announcing new ghosts), applies
+    /// the effective-arrival rule, and splits them into the two stores'
+    /// columns in local ids: announcements first, then inserts, then
+    /// deletes, each in the shipments' order. With `rank`, every id of the
+    /// inserts is already interned in increasing order: its local id is
+    /// its rank.
+    fn columns(
+        &mut self,
+        shipments: Vec<Shipment>,
+        weighted: bool,
+        rank: Option<&Rank>,
+    ) -> (Columns, Columns) {
         let mut out = Columns::default();
         let mut incoming = Columns::default();
         if weighted {
             out.inserts.weights = Some(Vec::new());
             incoming.inserts.weights = Some(Vec::new());
         }
-        for update in updates {
-            match *update {
-                Update::Announce(vertex) => {
-                    self.intern(vertex);
+        let (mut inserts, mut deletes) = (Vec::new(), Vec::new());
+        for shipment in shipments {
+            match shipment.op {
+                None => {
+                    for &vertex in &shipment.src {
+                        self.intern(vertex);
+                    }
                 }
-                Update::Insert {
-                    index,
-                    src,
-                    dst,
-                    weight,
-                    reversed,
-                } => {
-                    let (from, to) = if reversed { (dst, src) } else { (src, dst) };
-                    let side = if reversed {
-                        self.incoming.as_mut()
-                    } else {
-                        Some(&mut self.out)
-                    };
-                    if let Some(Side {
-                        tracking: Some(tracking),
-                        ..
-                    }) = side
-                        && tracking.present.insert((src, dst))
+                Some(Op::Insert) => inserts.push(shipment),
+                Some(Op::Delete) => deletes.push(shipment),
+            }
+        }
+        let reserve = |columns: &mut Columns, shipments: &[Shipment], reversed: bool| {
+            let count = shipments
+                .iter()
+                .filter(|s| s.reversed == reversed)
+                .map(Shipment::len)
+                .sum();
+            columns.inserts.src.reserve_exact(count);
+            columns.inserts.dst.reserve_exact(count);
+            if let Some(weights) = &mut columns.inserts.weights {
+                weights.reserve_exact(count);
+            }
+        };
+        reserve(&mut out, &inserts, false);
+        reserve(&mut incoming, &inserts, true);
+        for shipment in inserts {
+            let reversed = shipment.reversed;
+            let side = if reversed {
+                self.incoming.as_mut()
+            } else {
+                Some(&mut self.out)
+            };
+            if let Some(Side {
+                tracking: Some(tracking),
+                ..
+            }) = side
+            {
+                // Only the arrival that inserted an edge deletes it.
+                let indices = shipment.indices.as_deref().unwrap_or(&[]);
+                for (i, (&src, &dst)) in shipment.src.iter().zip(&shipment.dst).enumerate() {
+                    if tracking.present.insert((src, dst))
+                        && let Some(&index) = indices.get(i)
                     {
                         tracking.inserted.insert(index);
                     }
-                    let (from, to) = (self.intern(from), self.intern(to));
-                    let columns = if reversed { &mut incoming } else { &mut out };
-                    columns.inserts.src.push(from);
-                    columns.inserts.dst.push(to);
-                    if let Some(weights) = &mut columns.inserts.weights {
-                        weights.push(weight);
+                }
+            }
+            let columns = if reversed {
+                &mut incoming.inserts
+            } else {
+                &mut out.inserts
+            };
+            let (from, to) = if reversed {
+                (&shipment.dst, &shipment.src)
+            } else {
+                (&shipment.src, &shipment.dst)
+            };
+            match rank {
+                Some(rank) => {
+                    columns.src.extend(from.iter().map(|&a| rank.get(a)));
+                    columns.dst.extend(to.iter().map(|&b| rank.get(b)));
+                }
+                None => {
+                    // Misses of the id lookup overlap when its entries are
+                    // asked for a few edges ahead.
+                    const AHEAD: usize = 16;
+                    for (i, (&a, &b)) in from.iter().zip(to).enumerate() {
+                        if let (Some(&c), Some(&d)) = (from.get(i + AHEAD), to.get(i + AHEAD)) {
+                            self.ids.prefetch(c);
+                            self.ids.prefetch(d);
+                        }
+                        let a = self.intern(a);
+                        let b = self.intern(b);
+                        columns.src.push(a);
+                        columns.dst.push(b);
                     }
                 }
-                Update::Delete {
-                    index,
-                    src,
-                    dst,
-                    reversed,
-                } => {
-                    let side = if reversed {
-                        self.incoming.as_mut()
-                    } else {
-                        Some(&mut self.out)
-                    };
-                    if let Some(Side {
-                        tracking: Some(tracking),
-                        ..
-                    }) = side
-                    {
-                        if !tracking.inserted.remove(&index) {
-                            continue;
-                        }
-                        tracking.present.remove(&(src, dst));
-                    }
-                    let (from, to) = if reversed { (dst, src) } else { (src, dst) };
-                    // Deleted edges were inserted here, so both ends are known.
-                    let (Some(from), Some(to)) = (self.ids.local(from), self.ids.local(to)) else {
-                        continue;
-                    };
-                    let columns = if reversed { &mut incoming } else { &mut out };
-                    columns.deletes.src.push(from);
-                    columns.deletes.dst.push(to);
+            }
+            if let Some(weights) = &mut columns.weights {
+                match &shipment.weights {
+                    Some(w) => weights.extend_from_slice(w),
+                    None => weights.resize(columns.src.len(), 1.0),
                 }
             }
         }
+        for shipment in deletes {
+            let reversed = shipment.reversed;
+            let indices = shipment.indices.as_deref().unwrap_or(&[]);
+            for (i, (&src, &dst)) in shipment.src.iter().zip(&shipment.dst).enumerate() {
+                let side = if reversed {
+                    self.incoming.as_mut()
+                } else {
+                    Some(&mut self.out)
+                };
+                if let Some(Side {
+                    tracking: Some(tracking),
+                    ..
+                }) = side
+                {
+                    if !indices
+                        .get(i)
+                        .is_some_and(|index| tracking.inserted.remove(index))
+                    {
+                        continue;
+                    }
+                    tracking.present.remove(&(src, dst));
+                }
+                let (from, to) = if reversed { (dst, src) } else { (src, dst) };
+                // Deleted edges were inserted here, so both ends are known.
+                let (Some(from), Some(to)) = (self.ids.local(from), self.ids.local(to)) else {
+                    continue;
+                };
+                let columns = if reversed {
+                    &mut incoming.deletes
+                } else {
+                    &mut out.deletes
+                };
+                columns.src.push(from);
+                columns.dst.push(to);
+            }
+        }
         (out, incoming)
+    }
+
+    /// Interns every id of the base at once, in increasing global order,
+    /// when the ids are dense enough for the dense lookup or the identity
+    /// mapping ([`LocalIds::prepare`]): one pass over a bitmap of the id
+    /// range instead of a growing hash table met in arrival order (the
+    /// base is most of the ids a worker will see). Returns, for the dense
+    /// lookup, the ranks that translate the base's ids to local ids
+    /// without touching the lookup array.
+    fn intern_base(&mut self, shipments: &[Shipment]) -> Option<Rank> {
+        let ids = || shipments.iter().flat_map(|s| s.src.iter().chain(&s.dst));
+        let max = *ids().max()?;
+        let rank = Rank::of(ids(), max);
+        let ranked = self.ids.prepare(rank.count(), u64::from(max) + 1);
+        if !ranked && !self.ids.is_identity() {
+            // Sparse ids: the table, in arrival order.
+            return None;
+        }
+        self.is_owned.reserve_exact(rank.count());
+        for (w, &word) in rank.bits.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let v = (w * 64) as VertexId + bits.trailing_zeros();
+                bits &= bits - 1;
+                self.intern(v);
+            }
+        }
+        ranked.then_some(rank)
     }
 
     /// The local id of `global`, registering it (owned, or a ghost to
@@ -246,7 +318,12 @@ impl<S: DynamicStore> Partition<S> {
         if new {
             let owner = self.partitioner.owner(global, self.workers);
             let owned = owner == self.index;
-            self.is_owned.push(owned);
+            // Local ids come in order, or with holes under the identity
+            // mapping.
+            if self.is_owned.len() <= local as usize {
+                self.is_owned.resize(local as usize + 1, false);
+            }
+            self.is_owned[local as usize] = owned;
             if owned {
                 self.owned.push(local);
             } else {
@@ -267,7 +344,6 @@ impl<S: DynamicStore> Partition<S> {
     }
 
     /// The reversed in-edge store (local ids), when kept.
-    #[cfg(test)]
     pub(crate) fn incoming(&self) -> Option<&S> {
         self.incoming.as_ref().map(|side| &side.store)
     }
@@ -294,6 +370,45 @@ impl<S: DynamicStore> Partition<S> {
     /// Stores' maintenance counters, summed.
     pub(crate) fn maintenance(&self) -> Option<dyngraph_core::MaintenanceStats> {
         self.out.store.maintenance()
+    }
+}
+
+/// Which ids of `0..=max` occur, with the count of those below each
+/// 64-bit word: the rank of an id (its index among the ids that occur) in
+/// two reads of arrays of an eighth and a sixteenth of a byte per id, small
+/// enough to stay in cache where a 4-byte-per-id lookup array does not.
+pub(crate) struct Rank {
+    bits: Vec<u64>,
+    below: Vec<u32>,
+}
+
+impl Rank {
+    fn of<'a>(ids: impl Iterator<Item = &'a VertexId>, max: VertexId) -> Self {
+        let words = (max as usize + 1).div_ceil(64);
+        let mut bits = vec![0u64; words];
+        for &v in ids {
+            bits[v as usize / 64] |= 1 << (v % 64);
+        }
+        let mut below = Vec::with_capacity(words + 1);
+        let mut count = 0u32;
+        for word in &bits {
+            below.push(count);
+            count += word.count_ones();
+        }
+        below.push(count);
+        Self { bits, below }
+    }
+
+    fn count(&self) -> usize {
+        self.below.last().copied().unwrap_or(0) as usize
+    }
+
+    /// The rank of `v`, which occurs.
+    #[inline]
+    fn get(&self, v: VertexId) -> VertexId {
+        let word = v as usize / 64;
+        let mask = (1u64 << (v % 64)) - 1;
+        self.below[word] + (self.bits[word] & mask).count_ones()
     }
 }
 
@@ -324,41 +439,23 @@ fn apply_side<S: DynamicStore>(store: &mut S, columns: &Columns) -> Result<Updat
     Ok(report)
 }
 
-/// Announcements first, then inserts by arrival, then deletes by arrival.
-fn sort_by_arrival(updates: &mut [Update]) {
-    updates.sort_unstable_by_key(|update| match *update {
-        Update::Announce(vertex) => (0, u64::from(vertex), false),
-        Update::Insert {
-            index, reversed, ..
-        } => (1, index, reversed),
-        Update::Delete {
-            index, reversed, ..
-        } => (2, index, reversed),
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use dyngraph_core::CsrRebuild;
     use dyngraph_core::{Graph, OutNeighbors};
 
-    fn insert(index: u64, src: VertexId, dst: VertexId, reversed: bool) -> Update {
-        Update::Insert {
-            index,
-            src,
-            dst,
-            weight: 1.0,
+    /// A shipment of `edges` (`(index, src, dst)`).
+    fn shipment(seq: u32, op: Op, reversed: bool, edges: &[(u64, VertexId, VertexId)]) -> Shipment {
+        Shipment {
+            from: 0,
+            seq,
+            op: Some(op),
             reversed,
-        }
-    }
-
-    fn delete(index: u64, src: VertexId, dst: VertexId, reversed: bool) -> Update {
-        Update::Delete {
-            index,
-            src,
-            dst,
-            reversed,
+            src: edges.iter().map(|e| e.1).collect(),
+            dst: edges.iter().map(|e| e.2).collect(),
+            weights: None,
+            indices: Some(edges.iter().map(|e| e.0).collect()),
         }
     }
 
@@ -366,13 +463,12 @@ mod tests {
     fn stores_hold_local_ids_and_reversed_copies() {
         // Worker 0 of 2 by modulo owns the even ids.
         let options = StoreOptions::default().in_edges(true);
-        let updates = vec![
-            insert(1, 4, 7, false),
-            insert(0, 2, 4, false),
-            insert(2, 9, 6, true),
+        let shipments = vec![
+            shipment(0, Op::Insert, false, &[(0, 2, 4), (1, 4, 7)]),
+            shipment(1, Op::Insert, true, &[(2, 9, 6)]),
         ];
         let partition =
-            Partition::<CsrRebuild>::build(0, 2, Partitioner::Modulo, options, false, updates)
+            Partition::<CsrRebuild>::build(0, 2, Partitioner::Modulo, options, false, shipments)
                 .unwrap();
         // First seen in arrival order: 2, 4, 7, then 6 and 9 from the reversed copy.
         let globals: Vec<VertexId> = (0..5).map(|l| partition.ids.global(l)).collect();
@@ -399,18 +495,26 @@ mod tests {
             Partitioner::Hash,
             options,
             true,
-            vec![insert(0, 1, 2, false), insert(1, 1, 2, false)],
+            vec![shipment(0, Op::Insert, false, &[(0, 1, 2), (1, 1, 2)])],
         )
         .unwrap();
         assert_eq!(partition.out_edges(), 1);
         // Arrival 1 repeated a present edge: its expiry deletes nothing.
-        let report = partition.apply(vec![delete(1, 1, 2, false)]).unwrap();
+        let report = partition
+            .apply(vec![shipment(0, Op::Delete, false, &[(1, 1, 2)])])
+            .unwrap();
         assert_eq!((report.edges_removed, partition.out_edges()), (0, 1));
-        let report = partition.apply(vec![delete(0, 1, 2, false)]).unwrap();
+        let report = partition
+            .apply(vec![shipment(0, Op::Delete, false, &[(0, 1, 2)])])
+            .unwrap();
         assert_eq!((report.edges_removed, partition.out_edges()), (1, 0));
         // Inserted again, it is effective again.
-        partition.apply(vec![insert(2, 1, 2, false)]).unwrap();
-        let report = partition.apply(vec![delete(2, 1, 2, false)]).unwrap();
+        partition
+            .apply(vec![shipment(0, Op::Insert, false, &[(2, 1, 2)])])
+            .unwrap();
+        let report = partition
+            .apply(vec![shipment(0, Op::Delete, false, &[(2, 1, 2)])])
+            .unwrap();
         assert_eq!(report.edges_removed, 1);
         assert_eq!(partition.edges_deleted, 2);
     }

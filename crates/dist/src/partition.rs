@@ -131,10 +131,13 @@ pub(crate) type IdMap<V> = HashMap<VertexId, V, BuildHasherDefault<IdHasher>>;
 /// per run.
 #[derive(Debug, Default)]
 pub(crate) struct LocalIds {
+    /// Local → global (empty under [`Lookup::Identity`]).
     global_of: Vec<VertexId>,
     local_of: Lookup,
     /// Largest global id seen + 1 (0 when none).
     max_plus_one: u64,
+    /// Distinct ids seen.
+    count: usize,
 }
 
 /// Global → local.
@@ -143,6 +146,11 @@ enum Lookup {
     Hash(IdMap<VertexId>),
     /// `dense[g]` is `g`'s local id, or `ABSENT`.
     Dense(Vec<VertexId>),
+    /// Local ids are the global ids; the bitmap marks those seen. For a
+    /// worker that sees at least half the id range (hash-partitioned
+    /// power-law graphs on few workers): no lookup at all, for holes of
+    /// at most as many unseen ids in the arrays indexed by local id.
+    Identity(Vec<u64>),
 }
 
 impl Default for Lookup {
@@ -167,6 +175,19 @@ impl LocalIds {
     /// `true` when it was new.
     #[inline]
     pub(crate) fn intern(&mut self, global: VertexId) -> (VertexId, bool) {
+        if let Lookup::Identity(seen) = &mut self.local_of {
+            let (word, bit) = (global as usize / 64, 1u64 << (global % 64));
+            if word >= seen.len() {
+                seen.resize((word + 1).max(seen.len() + seen.len() / 2), 0);
+            }
+            if seen[word] & bit != 0 {
+                return (global, false);
+            }
+            seen[word] |= bit;
+            self.count += 1;
+            self.max_plus_one = self.max_plus_one.max(u64::from(global) + 1);
+            return (global, true);
+        }
         let next = self.global_of.len() as VertexId;
         let new = match &mut self.local_of {
             Lookup::Dense(dense) => match dense.get(global as usize) {
@@ -205,8 +226,10 @@ impl LocalIds {
                     true
                 }
             },
+            Lookup::Identity(_) => unreachable!("handled above"),
         };
         debug_assert!(new);
+        self.count += 1;
         self.global_of.push(global);
         self.max_plus_one = self.max_plus_one.max(u64::from(global) + 1);
         if let Lookup::Hash(map) = &self.local_of
@@ -223,19 +246,80 @@ impl LocalIds {
         (next, true)
     }
 
+    /// Before any id is interned, knowing that `count` distinct ids up to
+    /// `max_plus_one` come first: the global ids themselves as local ids
+    /// when they fill at least half the range, else the dense array when
+    /// it is no larger than three hash tables of them, else the table.
+    /// Returns whether local ids will be ranks: assigned in increasing
+    /// global order from 0 (dense array), so that the caller may translate
+    /// the ids it interns in order by their rank.
+    pub(crate) fn prepare(&mut self, count: usize, max_plus_one: u64) -> bool {
+        if self.count > 0 || count < DENSE_AFTER {
+            return false;
+        }
+        if max_plus_one <= 2 * count as u64 {
+            self.local_of = Lookup::Identity(vec![0; (max_plus_one as usize).div_ceil(64)]);
+            return false;
+        }
+        let dense = max_plus_one * 4 <= (count as u64 + 1) * 9 * 3;
+        if dense {
+            self.local_of = Lookup::Dense(vec![ABSENT; max_plus_one as usize]);
+            self.global_of.reserve_exact(count);
+        }
+        dense
+    }
+
+    /// Asks the processor to bring `global`'s entry of the dense lookup
+    /// into cache ahead of its [`Self::intern`]: a batch's ids hit the
+    /// array (4 bytes per id of the range, far larger than the cache) at
+    /// random, and interning them one after the other waits for each miss
+    /// in turn.
+    #[inline]
+    pub(crate) fn prefetch(&self, global: VertexId) {
+        #[cfg(target_arch = "x86_64")]
+        if let Lookup::Dense(dense) = &self.local_of {
+            let entry = dense.as_ptr().wrapping_add(global as usize);
+            // SAFETY: a prefetch is a hint: it reads nothing the program
+            // sees and cannot fault, whatever the address (here one inside
+            // or just past the array); SSE, which provides it, is part of
+            // every x86_64 target.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    entry.cast(),
+                );
+            }
+        }
+    }
+
     /// The local id of `global`, if seen.
     #[inline]
     pub(crate) fn local(&self, global: VertexId) -> Option<VertexId> {
         match &self.local_of {
             Lookup::Hash(map) => map.get(&global).copied(),
             Lookup::Dense(dense) => dense.get(global as usize).copied().filter(|&l| l != ABSENT),
+            Lookup::Identity(_) => self.is_known(global).then_some(global),
         }
     }
 
     /// The global id of `local`.
     #[inline]
     pub(crate) fn global(&self, local: VertexId) -> VertexId {
-        self.global_of[local as usize]
+        match &self.local_of {
+            Lookup::Identity(_) => local,
+            _ => self.global_of[local as usize],
+        }
+    }
+
+    /// Whether local id `local` stands for a vertex seen (every id below
+    /// [`Self::len`] does, except the holes of the identity mapping).
+    #[inline]
+    pub(crate) fn is_known(&self, local: VertexId) -> bool {
+        match &self.local_of {
+            Lookup::Identity(seen) => seen
+                .get(local as usize / 64)
+                .is_some_and(|w| w & (1 << (local % 64)) != 0),
+            _ => (local as usize) < self.global_of.len(),
+        }
     }
 
     /// The largest global id seen, plus one (0 when none): this worker's
@@ -244,9 +328,24 @@ impl LocalIds {
         self.max_plus_one
     }
 
-    /// Local ids handed out.
+    /// Local ids in use: every one below this is a vertex seen, or a hole
+    /// of the identity mapping (arrays indexed by local id have this
+    /// length).
     pub(crate) fn len(&self) -> usize {
-        self.global_of.len()
+        match &self.local_of {
+            Lookup::Identity(_) => self.max_plus_one as usize,
+            _ => self.global_of.len(),
+        }
+    }
+
+    /// Distinct vertices seen.
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Whether local ids are the global ids.
+    pub(crate) fn is_identity(&self) -> bool {
+        matches!(self.local_of, Lookup::Identity(_))
     }
 
     /// Whether the global → local lookup is the dense array.
@@ -261,6 +360,7 @@ impl LocalIds {
             + match &self.local_of {
                 Lookup::Hash(map) => hash_bytes(map),
                 Lookup::Dense(dense) => dense.capacity() * 4,
+                Lookup::Identity(seen) => seen.capacity() * 8,
             }
     }
 }
@@ -314,6 +414,36 @@ mod tests {
         for g in 0..20_000 {
             assert_eq!(ids.local(g * 2), Some(g));
         }
+    }
+
+    #[test]
+    fn prepare_picks_identity_dense_or_table_by_how_much_of_the_range_is_seen() {
+        // Half the range or more: the ids themselves.
+        let mut ids = LocalIds::default();
+        assert!(!ids.prepare(6_000, 10_000));
+        assert!(ids.is_identity());
+        assert_eq!(ids.intern(9_998), (9_998, true));
+        assert_eq!(ids.intern(17), (17, true));
+        assert_eq!(ids.intern(9_998), (9_998, false));
+        assert_eq!((ids.local(17), ids.local(18)), (Some(17), None));
+        assert!(ids.is_known(17) && !ids.is_known(18));
+        assert_eq!((ids.len(), ids.count(), ids.global(17)), (9_999, 2, 17));
+        // Past the bitmap: it grows.
+        assert_eq!(ids.intern(1_000_000), (1_000_000, true));
+        assert_eq!(ids.len(), 1_000_001);
+        // A fifth of the range: the dense array, local ids by rank.
+        let mut ids = LocalIds::default();
+        assert!(ids.prepare(10_000, 50_000));
+        assert!(!ids.is_identity());
+        assert_eq!(ids.intern(40_000), (0, true));
+        // Sparse: the table.
+        let mut ids = LocalIds::default();
+        assert!(!ids.prepare(10_000, 1 << 30));
+        assert!(!ids.is_identity() && !ids.is_dense());
+        // Too few to bother, or after the first id: nothing changes.
+        let mut ids = LocalIds::default();
+        assert!(!ids.prepare(100, 150));
+        assert!(!ids.is_identity());
     }
 
     #[test]

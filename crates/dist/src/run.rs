@@ -5,8 +5,9 @@
 use crate::input::{DistInput, LocalArrivals, SharedGenerated, read_range};
 use crate::kernels::{self, KernelContext, Packet, Payload};
 use crate::mailbox::{Collective, Mailbox, Place, Traffic};
-use crate::part::{Partition, Update};
+use crate::part::Partition;
 use crate::partition::Partitioner;
+use crate::shipment::{Courier, Op};
 use dyngraph_core::{
     Csr, CsrOptions, DynamicStore, Edge, Error, Graph, OutNeighbors, Result, StoreOptions, VertexId,
 };
@@ -46,8 +47,9 @@ pub struct DistOptions {
     /// Checkpoint every this many batches (and at the end). `None`: at the
     /// end only.
     pub every: Option<usize>,
-    /// The BFS source.
-    pub source: VertexId,
+    /// The BFS source; `None`: the source of the stream's first arrival,
+    /// as the single-machine replay picks it.
+    pub source: Option<VertexId>,
     /// Gather each checkpoint's graph and kernel results at worker 0 and
     /// check them with the single-machine verifiers (and time the
     /// single-machine kernel on the gathered graph as `csr_seconds`).
@@ -62,6 +64,11 @@ pub struct DistOptions {
     /// Sleep this long in every epoch (for demonstrations and the tests
     /// that kill a process mid-run); `None` in real runs.
     pub throttle: Option<Duration>,
+    /// Arrivals each worker sends per round of the base (the base is
+    /// still one epoch, built at once). Between processes timely keeps
+    /// the largest backlog its network buffers ever held, so this bounds
+    /// that memory: 8 to 16 bytes per arrival.
+    pub base_round: usize,
 }
 
 impl Default for DistOptions {
@@ -76,11 +83,12 @@ impl Default for DistOptions {
             load: LoadOptions::default(),
             kernels: Vec::new(),
             every: None,
-            source: 0,
+            source: None,
             verify: false,
             gather: false,
             stall_timeout: Duration::from_secs(120),
             throttle: None,
+            base_round: 1 << 22,
         }
     }
 }
@@ -206,12 +214,14 @@ struct Run<'a, S> {
     place: Place,
     options: &'a DistOptions,
     collective: Collective,
-    updates: Mailbox<Update>,
+    courier: Courier,
     packets: Mailbox<Packet>,
     local: LocalArrivals,
     partition: Option<Partition<S>>,
     /// Arrivals in the whole stream.
     total: u64,
+    /// The BFS source, once known.
+    source: VertexId,
     weighted: bool,
     counters: WorkerCounters,
     summary: StoreSummary,
@@ -229,7 +239,11 @@ pub(crate) fn run_worker<S: DynamicStore + 'static>(
     options: &DistOptions,
 ) -> Result<Option<DistReport>> {
     let collective = Collective::new(worker, place.clone());
-    let updates = Mailbox::new(worker, place.clone());
+    let courier = Courier::new(
+        Mailbox::new(worker, place.clone()),
+        place.index,
+        place.peers,
+    );
     let packets = Mailbox::new(worker, place.clone());
     // Read this worker's arrivals; every worker learns whether all could.
     let read = match input {
@@ -241,7 +255,7 @@ pub(crate) fn run_worker<S: DynamicStore + 'static>(
         place: place.clone(),
         options,
         collective,
-        updates,
+        courier,
         packets,
         local: LocalArrivals {
             first: 0,
@@ -249,6 +263,7 @@ pub(crate) fn run_worker<S: DynamicStore + 'static>(
         },
         partition: None,
         total: 0,
+        source: 0,
         weighted: false,
         counters: WorkerCounters {
             worker: place.index,
@@ -321,10 +336,6 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         self.place.index
     }
 
-    fn owner(&self, vertex: VertexId) -> usize {
-        self.options.partitioner.owner(vertex, self.place.peers)
-    }
-
     /// Local arrival positions of global range `range`.
     fn local_range(&self, start: u64, end: u64) -> std::ops::Range<usize> {
         let first = self.local.first;
@@ -334,64 +345,50 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         from as usize..to as usize
     }
 
+    /// Queues the inserts of this worker's arrivals `range` for their
+    /// owners (and the reversed copies for the owners of the
+    /// destinations).
     fn send_inserts(&mut self, range: std::ops::Range<usize>) {
+        self.send(range, Op::Insert);
+    }
+
+    /// Queues the deletes of this worker's arrivals `range`.
+    fn send_deletes(&mut self, range: std::ops::Range<usize>) {
+        self.send(range, Op::Delete);
+    }
+
+    fn send(&mut self, range: std::ops::Range<usize>, op: Op) {
         let stream = &self.local.stream;
         let weights = stream.weights.as_deref().filter(|_| self.weighted);
+        let (partitioner, peers) = (self.options.partitioner, self.place.peers);
+        let in_edges = self.options.store.in_edges;
         for i in range {
+            if i % crate::shipment::CHUNK == 0 {
+                // Take in what the peers sent meanwhile: timely's network
+                // buffers keep the largest backlog they ever held.
+                self.worker.step();
+            }
             let (src, dst) = (stream.src[i], stream.dst[i]);
             let index = self.local.first + i as u64;
             let weight = weights.map_or(1.0, |w| w[i]);
-            let src_owner = self.options.partitioner.owner(src, self.place.peers);
-            self.updates.send(
-                src_owner,
-                Update::Insert {
+            self.courier.edge(
+                partitioner.owner(src, peers),
+                op,
+                false,
+                index,
+                src,
+                dst,
+                weight,
+            );
+            if in_edges {
+                self.courier.edge(
+                    partitioner.owner(dst, peers),
+                    op,
+                    true,
                     index,
                     src,
                     dst,
                     weight,
-                    reversed: false,
-                },
-            );
-            if self.options.store.in_edges {
-                let dst_owner = self.options.partitioner.owner(dst, self.place.peers);
-                self.updates.send(
-                    dst_owner,
-                    Update::Insert {
-                        index,
-                        src,
-                        dst,
-                        weight,
-                        reversed: true,
-                    },
-                );
-            }
-        }
-    }
-
-    fn send_deletes(&mut self, range: std::ops::Range<usize>) {
-        for i in range {
-            let (src, dst) = (self.local.stream.src[i], self.local.stream.dst[i]);
-            let index = self.local.first + i as u64;
-            let owner = self.owner(src);
-            self.updates.send(
-                owner,
-                Update::Delete {
-                    index,
-                    src,
-                    dst,
-                    reversed: false,
-                },
-            );
-            if self.options.store.in_edges {
-                let owner = self.owner(dst);
-                self.updates.send(
-                    owner,
-                    Update::Delete {
-                        index,
-                        src,
-                        dst,
-                        reversed: true,
-                    },
                 );
             }
         }
@@ -403,7 +400,18 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         };
         for vertex in partition.take_announcements() {
             let owner = self.options.partitioner.owner(vertex, self.place.peers);
-            self.updates.send(owner, Update::Announce(vertex));
+            self.courier.announce(owner, vertex);
+        }
+    }
+
+    /// Without a window an arrival is read once, when its epoch is sent:
+    /// once every arrival of this worker before global index `sent` is
+    /// sent and none is left, its columns go (a load keeps only the
+    /// stores).
+    fn release_sent(&mut self, sent: u64) {
+        let end = self.local.first + self.local.stream.len() as u64;
+        if self.options.replay.window.is_none() && sent >= end {
+            self.local.stream = Default::default();
         }
     }
 
@@ -422,6 +430,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             stream.len() as u64,
             u64::from(stream.timestamps.is_some()),
             u64::from(stream.weights.is_some()),
+            stream.src.first().map_or(u64::MAX, |&v| u64::from(v)),
         ];
         let all = self
             .collective
@@ -429,8 +438,18 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             .map_err(Error::InvalidArgument)?;
         self.local.first = all[..self.me()].iter().map(|v| v[0]).sum();
         self.total = all.iter().map(|v| v[0]).sum();
+        let first_source = all
+            .iter()
+            .find(|v| v[0] > 0)
+            .map_or(0, |v| v[3] as VertexId);
+        self.source = options.source.unwrap_or(first_source);
         let input_weighted = all.iter().any(|v| v[0] > 0 && v[2] == 1);
         self.weighted = options.store.weighted && input_weighted;
+        // Owners track which arrival inserted an edge only under simple
+        // semantics with a window: then they need the arrival indices.
+        let tracking = options.replay.window.is_some()
+            && options.store.semantics == dyngraph_core::Semantics::Simple;
+        self.courier.carry(self.weighted, tracking);
         self.summary.weighted = self.weighted;
         self.counters.arrivals_read = self.local.stream.len() as u64;
         // The arrival indices that decide windows are global, so the
@@ -455,8 +474,34 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         if let (Some(window), Some(t)) = (&mut window, &self.local.stream.timestamps) {
             window.local_newest = t[range.clone()].iter().copied().fold(0, u64::max);
         }
-        self.send_inserts(range);
-        let received = self.updates.finish_round(self.worker);
+        // In rounds of at most `base_round` arrivals per worker: timely's
+        // network buffers keep the largest backlog they ever held, and a
+        // whole base in one round would be all of it.
+        let mut first = 0u64;
+        let largest_base = all
+            .iter()
+            .map(|v| {
+                let part = base_len.clamp(first, first + v[0]) - first;
+                first += v[0];
+                part
+            })
+            .max()
+            .unwrap_or(0);
+        let per_round = options.base_round.max(1);
+        let rounds = largest_base.div_ceil(per_round as u64).max(1) as usize;
+        let mut received = Vec::new();
+        for round in 0..rounds {
+            let start = (range.start + round * per_round).min(range.end);
+            let end = (start + per_round).min(range.end);
+            self.send_inserts(start..end);
+            if round + 1 == rounds {
+                self.release_sent(base_len);
+            }
+            received.extend(self.courier.finish_round(self.worker));
+        }
+        // Each round's shipments came in `(from, seq)` order; by sender
+        // across the rounds, they are in arrival order again.
+        received.sort_by_key(|s| s.from);
         let built = Partition::<S>::build(
             self.me(),
             self.place.peers,
@@ -498,6 +543,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                         .fold(window.local_newest, u64::max);
                 }
                 self.send_inserts(range);
+                self.release_sent(end);
                 if let Some(window) = &mut window {
                     let expire_before = match window.window {
                         Window::Edges(keep) => end.saturating_sub(keep).max(window.cursor),
@@ -523,7 +569,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                 }
                 self.send_announcements();
                 self.throttle();
-                let received = self.updates.finish_round(self.worker);
+                let received = self.courier.finish_round(self.worker);
                 let applied = self.partition_mut().apply(received);
                 let failure = applied.as_ref().err().map(ToString::to_string);
                 if let Err(message) = self.collective.agree(self.worker, failure) {
@@ -577,16 +623,16 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         }
         // Every ghost's owner must know it before routes are built.
         self.send_announcements();
-        let received = self.updates.finish_round(self.worker);
+        let received = self.courier.finish_round(self.worker);
         self.partition_mut().apply(received)?;
-        let traffic = self.updates.take_traffic();
+        let traffic = self.courier.take_traffic();
         self.counters.replay_traffic.add(traffic);
         let largest = self
             .partition
             .as_ref()
             .map_or(0, |p| p.ids.max_global_plus_one());
         let vertex_count = self.collective.max(self.worker, vec![largest])[0] as usize;
-        if self.options.source as usize >= vertex_count {
+        if self.source as usize >= vertex_count {
             // As on one machine: no kernel runs before the source exists.
             return Ok(());
         }
@@ -615,7 +661,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         let kernels = self.options.kernels.clone();
         let mut failures = Vec::new();
         for kernel in kernels {
-            let options = kernel_options(kernel, self.options.source);
+            let options = kernel_options(kernel, self.source);
             let started = Instant::now();
             let mut context = KernelContext {
                 worker: self.worker,
@@ -624,7 +670,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                 collective: &mut self.collective,
                 vertex_count,
             };
-            let output = context.run(&routes, kernel, &options)?;
+            let mut output = context.run(&routes, kernel, &options)?;
             let seconds = started.elapsed().as_secs_f64();
             self.counters.kernels.push(KernelTraffic {
                 kernel: kernel.as_str().to_string(),
@@ -637,15 +683,15 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             let mut verified = None;
             let mut top = Vec::new();
             if gather {
-                let values = self.gather_values(output.values)?;
+                let values = self.gather_values(std::mem::take(&mut output.values))?;
                 if let Some(values) = values {
                     let assembled = kernels::assemble(
                         kernel,
                         &options,
                         vertex_count,
                         &values,
-                        output.iterations,
-                        output.last_change,
+                        &output,
+                        self.options.store.in_edges,
                     )?;
                     if let dyngraph_kernels::KernelOutput::PageRank(ranks) = &assembled {
                         top = ranks
@@ -681,7 +727,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                     seconds,
                     csr_seconds,
                     ratio,
-                    mode: kernels::mode(kernel).to_string(),
+                    mode: kernels::mode(kernel, self.options.store.in_edges).to_string(),
                     top,
                     verified,
                 },
@@ -772,17 +818,17 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
     /// Totals, counters and the report at worker 0.
     fn finish(mut self) -> Result<Option<DistReport>> {
         self.send_announcements();
-        let received = self.updates.finish_round(self.worker);
+        let received = self.courier.finish_round(self.worker);
         self.partition_mut().apply(received)?;
         self.counters
             .replay_traffic
-            .add(self.updates.take_traffic());
+            .add(self.courier.take_traffic());
         self.counters
             .replay_traffic
             .add(self.collective.take_traffic());
         let partition = self.partition.as_ref().expect("built");
         self.counters.owned_vertices = partition.owned.len() as u64;
-        self.counters.local_vertices = partition.ids.len() as u64;
+        self.counters.local_vertices = partition.ids.count() as u64;
         self.counters.edges_owned = partition.out_edges();
         self.counters.in_edges_owned = partition.in_edges();
         self.counters.memory_bytes = partition.memory_bytes() as u64;

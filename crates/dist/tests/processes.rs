@@ -1,141 +1,41 @@
 //! Clusters of `dyngraph-dist-node` processes on 127.0.0.1 with a host
 //! file: their results equal a one-process run and the single machine's,
-//! and a process that dies (or never comes) makes the others exit with a
-//! clear error instead of hanging. Every child is killed when a test ends,
-//! passes or fails (the guard's `Drop`), and every wait is bounded.
+//! and a process that never comes makes the others exit with a clear error
+//! instead of hanging (the other faults: `faults.rs`). Every child is
+//! killed when a test ends, passes or fails (the guard's `Drop`), and every
+//! wait is bounded.
 
 mod common;
 
+use common::nodes::*;
 use common::*;
 use dyngraph_core::StoreOptions;
 use dyngraph_kernels::{KernelName, PageRankMethod, PageRankResult, verify_pagerank};
 use dyngraph_loader::{Format, Generator, LoadOptions, write_edges};
 use dyngraph_replay::{ReplayOptions, Window};
 use serde_json::Value;
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 const NODE: &str = env!("CARGO_BIN_EXE_dyngraph-dist-node");
-
-/// A scratch directory for one test, removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("dyngraph-dist-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
-
-/// Running children, killed when dropped.
-struct Children {
-    children: Vec<Child>,
-    stderr: Vec<PathBuf>,
-}
-
-impl Drop for Children {
-    fn drop(&mut self) {
-        for child in &mut self.children {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Children {
-    /// Waits for every child until `deadline`; kills them all and panics
-    /// with their stderr when the deadline passes.
-    fn wait_all(&mut self, limit: Duration) -> Vec<Option<i32>> {
-        let deadline = Instant::now() + limit;
-        let mut codes = vec![None; self.children.len()];
-        let mut done = vec![false; self.children.len()];
-        while done.iter().any(|d| !d) {
-            for (i, child) in self.children.iter_mut().enumerate() {
-                if !done[i]
-                    && let Some(status) = child.try_wait().unwrap()
-                {
-                    done[i] = true;
-                    codes[i] = status.code();
-                }
-            }
-            if Instant::now() > deadline {
-                let stderr = self.stderr_text();
-                for child in &mut self.children {
-                    let _ = child.kill();
-                }
-                panic!("children still running after {limit:?}; stderr:\n{stderr}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        codes
-    }
-
-    fn stderr_text(&self) -> String {
-        self.stderr
-            .iter()
-            .enumerate()
-            .map(|(i, path)| {
-                format!(
-                    "--- process {i} ---\n{}",
-                    std::fs::read_to_string(path).unwrap_or_default()
-                )
-            })
-            .collect()
-    }
-}
-
-/// Free ports on 127.0.0.1: bound by the OS, then released for the
-/// children (a port taken in between makes the start fail, and the
-/// cluster helper retries with new ones).
-fn free_ports(count: usize) -> Vec<u16> {
-    let listeners: Vec<TcpListener> = (0..count)
-        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
-        .collect();
-    listeners
-        .iter()
-        .map(|l| l.local_addr().unwrap().port())
-        .collect()
-}
 
 /// Starts `processes` nodes with `threads` workers each on a fresh host
 /// file; process 0 writes its report to `scratch/out.json`.
 fn start(scratch: &Path, processes: usize, threads: usize, args: &[String]) -> Children {
-    let ports = free_ports(processes);
-    let hostfile = scratch.join("hosts");
-    let lines: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
-    std::fs::write(&hostfile, lines.join("\n") + "\n").unwrap();
-    let mut children = Children {
-        children: Vec::new(),
-        stderr: Vec::new(),
-    };
-    for process in 0..processes {
-        let stderr = scratch.join(format!("stderr{process}"));
-        let child = Command::new(NODE)
+    let hosts = hostfile(scratch, processes);
+    start_each(scratch, 0..processes, |process| {
+        let mut command = Command::new(NODE);
+        command
             .args(args)
             .arg("--hostfile")
-            .arg(&hostfile)
+            .arg(&hosts)
             .args(["--process", &process.to_string()])
             .args(["--workers", &threads.to_string()])
             .arg("--output")
-            .arg(scratch.join("out.json"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&stderr).unwrap())
-            .spawn()
-            .unwrap();
-        children.children.push(child);
-        children.stderr.push(stderr);
-    }
-    children
+            .arg(scratch.join("out.json"));
+        command
+    })
 }
 
 /// Runs a cluster to completion and returns process 0's report; retries
@@ -278,10 +178,6 @@ fn check(cluster: &Value, one: &Value, single: &SingleMachine, what: &str) {
     }
 }
 
-fn strings(args: &[&str]) -> Vec<String> {
-    args.iter().map(|s| s.to_string()).collect()
-}
-
 #[test]
 fn three_processes_on_college_msg_equal_one_process_and_one_machine() {
     let scratch = Scratch::new("college");
@@ -392,65 +288,27 @@ fn two_processes_of_two_workers_on_a_kronecker_graph_equal_one_machine() {
 }
 
 #[test]
-fn a_killed_process_makes_the_others_exit_with_an_error() {
-    let scratch = Scratch::new("kill");
-    let input = college_msg();
-    // About 120 epochs of at least 50 ms: several seconds of run to kill
-    // into.
-    let args = strings(&[
-        "--input",
-        input.to_str().unwrap(),
-        "--batch",
-        "500",
-        "--throttle-ms",
-        "50",
-        "--stall-timeout",
-        "5",
-    ]);
-    let mut children = start(&scratch.0, 3, 1, &args);
-    std::thread::sleep(Duration::from_millis(2500));
-    for (i, child) in children.children.iter_mut().enumerate() {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "process {i} ended before the kill"
-        );
-    }
-    children.children[2].kill().unwrap();
-    let started = Instant::now();
-    let codes = children.wait_all(Duration::from_secs(30));
-    let took = started.elapsed();
-    let stderr = children.stderr_text();
-    assert_eq!(
-        &codes[..2],
-        &[Some(1), Some(1)],
-        "survivors' exit codes:\n{stderr}"
-    );
-    assert!(took < Duration::from_secs(20), "{took:?}");
-    for process in 0..2 {
-        let text = std::fs::read_to_string(&children.stderr[process]).unwrap();
-        assert!(
-            text.contains("error:")
-                && (text.contains("peer process died") || text.contains("no progress")),
-            "process {process} did not say why:\n{text}"
-        );
-    }
-}
-
-#[test]
-fn a_process_that_never_comes_makes_the_others_give_up() {
+fn a_process_that_never_comes_makes_the_others_give_up_naming_it() {
     let scratch = Scratch::new("absent");
     let input = college_msg();
     let args = strings(&["--input", input.to_str().unwrap(), "--stall-timeout", "3"]);
     let mut children = start(&scratch.0, 3, 1, &args);
     // Process 2 never starts.
     children.children[2].kill().unwrap();
-    let codes = children.wait_all(Duration::from_secs(30));
+    let ended = children.wait_for(&[0, 1], Duration::from_secs(30));
     let stderr = children.stderr_text();
-    assert_eq!(&codes[..2], &[Some(1), Some(1)], "{stderr}");
-    assert!(
-        stderr.contains("no progress") || stderr.contains("peer process"),
-        "{stderr}"
-    );
+    for (process, (code, took)) in ended.into_iter().enumerate() {
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(
+            took < Duration::from_secs(10),
+            "process {process} took {took:?}"
+        );
+        let text = children.stderr_of(process);
+        assert!(
+            text.contains("process 2 (127.0.0.1:") && text.contains("hosts:3"),
+            "process {process} does not name the absent process:\n{text}"
+        );
+    }
 }
 
 #[test]

@@ -24,7 +24,7 @@ fn options(replay: ReplayOptions, kernels: &[KernelName], source: u32) -> DistOp
         store: StoreOptions::new(replay.semantics).weighted(true),
         replay,
         kernels: kernels.to_vec(),
-        source,
+        source: Some(source),
         verify: true,
         ..DistOptions::default()
     }
@@ -49,7 +49,7 @@ fn compare(path: &std::path::Path, workers: usize, dist: DistOptions, what: &str
         &dist.replay,
         dist.store,
         &dist.kernels,
-        dist.source,
+        dist.source.unwrap(),
     );
     let report = run(workers, path, dist);
     assert!(
@@ -295,4 +295,178 @@ fn workers_with_no_lines_still_take_part_in_a_time_window() {
     assert_eq!(report.summary.edges_deleted, 2);
     assert_eq!(report.summary.edges, 2);
     std::fs::remove_file(&path).ok();
+}
+
+/// The base's reversed copies were never tracked under simple semantics
+/// with a window (the in store was created after the base's bookkeeping),
+/// so their expiry deleted nothing and the in store kept edges the out
+/// store had dropped: a bottom-up BFS step then found parents along edges
+/// that no longer exist.
+#[test]
+fn reversed_copies_of_base_edges_leave_with_their_window_under_simple_semantics() {
+    let replay = ReplayOptions {
+        batch: 5_000,
+        base_percent: 30.0,
+        window: Some(Window::Edges(12_000)),
+        semantics: Semantics::Simple,
+        ..ReplayOptions::default()
+    };
+    let mut dist = options(replay, &[KernelName::Bfs], 1);
+    dist.store = dist.store.in_edges(true);
+    let report = compare(&college_msg(), 3, dist, "simple, window, in-edges");
+    assert!(report.summary.edges_deleted > 0);
+    let copies: u64 = report.workers.iter().map(|w| w.in_edges_owned).sum();
+    assert_eq!(copies, report.summary.edges, "one reversed copy per edge");
+}
+
+/// With in-edges the BFS takes bottom-up steps (GAPBS's switching rule on
+/// the cluster's sums) and its depths stay exact; PageRank pulls and the
+/// components skip the largest part's remaining edges, with the same
+/// results as without.
+#[test]
+fn kernels_with_in_edges_equal_one_machine_and_bfs_goes_bottom_up() {
+    let path = std::env::temp_dir().join(format!("dyngraph-dist-dobfs-{}.el", std::process::id()));
+    let stream = Generator::kronecker(12, 16).seed(5).generate().unwrap();
+    write_edges(&path, &stream, Format::EdgeList).unwrap();
+    let source = stream.src()[0];
+    let replay_options = ReplayOptions {
+        base_percent: 100.0,
+        ..ReplayOptions::default()
+    };
+    for in_edges in [true, false] {
+        let mut dist = options(replay_options.clone(), &[KernelName::Bfs], source);
+        dist.store = dist.store.in_edges(in_edges);
+        let report = compare(
+            &path,
+            3,
+            dist,
+            &format!("Kronecker 12, in-edges {in_edges}"),
+        );
+        let dyngraph_kernels::KernelOutput::Bfs(bfs) = &report.outputs["bfs"] else {
+            unreachable!()
+        };
+        if in_edges {
+            assert_eq!(
+                bfs.strategy,
+                dyngraph_kernels::BfsStrategy::DirectionOptimizing
+            );
+            assert!(bfs.bottom_up_steps > 0, "{bfs:?}");
+            assert!(bfs.top_down_steps > 0);
+        } else {
+            assert_eq!(
+                bfs.strategy,
+                dyngraph_kernels::BfsStrategy::TopDownNoInEdges
+            );
+            assert_eq!(bfs.bottom_up_steps, 0);
+        }
+    }
+    std::fs::remove_file(&path).ok();
+}
+
+/// Components converge in O(log n) rounds where min-label propagation
+/// needs one per hop between partitions: on a path of 20,000 vertices in
+/// random id order over three workers, hash-partitioned (two thirds of its
+/// edges cut), propagation would take thousands of rounds.
+#[test]
+fn components_converge_in_logarithmic_rounds_on_a_long_path() {
+    let n: u32 = 20_000;
+    // A permutation of the ids (multiplication by an odd constant mod 2^k,
+    // restricted to 0..n by cycle walking).
+    let mut order: Vec<u32> = Vec::with_capacity(n as usize);
+    let mut x = 12345u32;
+    let mut seen = vec![false; n as usize];
+    while order.len() < n as usize {
+        x = x.wrapping_mul(2_654_435_761).wrapping_add(1) & ((1 << 15) - 1);
+        if x < n && !seen[x as usize] {
+            seen[x as usize] = true;
+            order.push(x);
+        }
+    }
+    let text: String = order
+        .windows(2)
+        .map(|w| format!("{} {}\n", w[0], w[1]))
+        .collect();
+    let path = std::env::temp_dir().join(format!("dyngraph-dist-path-{}.el", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let replay_options = ReplayOptions {
+        base_percent: 100.0,
+        ..ReplayOptions::default()
+    };
+    // Without in-edges every edge is joined locally first; with them,
+    // Afforest's sampling phase, then the rest outside the largest part.
+    for in_edges in [false, true] {
+        let mut dist = options(replay_options.clone(), &[KernelName::Afforest], order[0]);
+        dist.store = dist.store.in_edges(in_edges);
+        let report = compare(&path, 3, dist, &format!("a long path, in-edges {in_edges}"));
+        let dyngraph_kernels::KernelOutput::Components(cc) = &report.outputs["cc"] else {
+            unreachable!()
+        };
+        assert!(
+            cc.labels.iter().all(|&l| l == 0),
+            "one component, labelled 0"
+        );
+        let rounds = report.workers[0]
+            .kernels
+            .iter()
+            .find(|k| k.kernel == "cc")
+            .unwrap()
+            .iterations;
+        let bound = 2 * (32 - n.leading_zeros()) as usize + 2;
+        assert!(rounds <= bound, "{rounds} rounds, more than {bound}");
+    }
+    std::fs::remove_file(&path).ok();
+}
+
+/// The id maps a worker picks from its base (the ids themselves when it
+/// sees half the id range or more, a dense array of ranks, a table) give
+/// the single machine's results, with ids first seen in later batches (and
+/// holes in the identity mapping) and in-edges.
+#[test]
+fn every_id_map_gives_the_single_machines_results() {
+    let path = std::env::temp_dir().join(format!("dyngraph-dist-ids-{}.el", std::process::id()));
+    let stream = Generator::kronecker(14, 8).seed(11).generate().unwrap();
+    write_edges(&path, &stream, Format::EdgeList).unwrap();
+    let source = stream.src()[0];
+    let replay_options = ReplayOptions {
+        batch: 20_000,
+        base_percent: 40.0,
+        window: Some(Window::Edges(90_000)),
+        ..ReplayOptions::default()
+    };
+    for workers in [1, 2, 7] {
+        let mut dist = options(replay_options.clone(), &ALL, source);
+        dist.store = dist.store.in_edges(true);
+        compare(
+            &path,
+            workers,
+            dist,
+            &format!("Kronecker 14, {workers} workers"),
+        );
+    }
+    std::fs::remove_file(&path).ok();
+}
+
+/// A base sent in many rounds (here 1,000 arrivals per worker each) builds
+/// the same partitions: the owners put the rounds' shipments back in
+/// arrival order.
+#[test]
+fn a_base_sent_in_rounds_equals_one_machine() {
+    for semantics in [Semantics::Multigraph, Semantics::Simple] {
+        let replay = ReplayOptions {
+            batch: 6_000,
+            base_percent: 50.0,
+            window: Some(Window::Edges(25_000)),
+            semantics,
+            ..ReplayOptions::default()
+        };
+        let mut dist = options(replay, &ALL, 1);
+        dist.store = dist.store.in_edges(true);
+        dist.base_round = 1_000;
+        compare(
+            &college_msg(),
+            3,
+            dist,
+            &format!("base in rounds, {semantics:?}"),
+        );
+    }
 }

@@ -297,8 +297,9 @@ fn sqlite_pagerank(conn: &rusqlite::Connection) -> f64 {
 /// `edges` into a new in-memory `Vcsr` in batches of `batch`, and the
 /// seconds it took.
 fn vcsr_replay(edges: &[Edge], batch: usize, in_edges: bool) -> (dyngraph_vcsr::Vcsr, f64) {
-    let mut vcsr = dyngraph_vcsr::Vcsr::new(dyngraph_vcsr::VcsrOptions::default().in_edges(in_edges))
-    .expect("default options");
+    let mut vcsr =
+        dyngraph_vcsr::Vcsr::new(dyngraph_vcsr::VcsrOptions::default().in_edges(in_edges))
+            .expect("default options");
     let start = Instant::now();
     for chunk in edges.chunks(batch) {
         if chunk.len() == 1 {
@@ -453,7 +454,8 @@ fn whole_stream(args: &Args, edges: &[Edge]) {
     // comes back from the write-ahead log. The tail is the last quarter
     // (at most 4M edges), after a checkpoint.
     let tail = (edges.len() / 4).min(4 << 20);
-    let (mut store, _) = durable_replay(&edges[..edges.len() - tail], Sync::Batch, true, false, &dir);
+    let (mut store, _) =
+        durable_replay(&edges[..edges.len() - tail], Sync::Batch, true, false, &dir);
     store.sync().unwrap();
     for batch in edges[edges.len() - tail..].chunks(Sync::Batch.batch()) {
         store.insert_edges(batch).unwrap();

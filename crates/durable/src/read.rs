@@ -67,8 +67,10 @@ impl Chain {
                     *len += 1;
                 }
                 Chain::Inline(inline, len) => {
-                    let mut heap: Vec<usize> =
-                        inline[..*len as usize].iter().map(|&o| o as usize).collect();
+                    let mut heap: Vec<usize> = inline[..*len as usize]
+                        .iter()
+                        .map(|&o| o as usize)
+                        .collect();
                     heap.push(offset);
                     chain = Chain::Heap(heap);
                 }
@@ -254,7 +256,8 @@ impl<'a> InNeighbors for DurableInEdges<'a> {
 
     #[inline]
     fn in_degree(self, v: VertexId) -> u64 {
-        self.side.vertices
+        self.side
+            .vertices
             .get(v as usize)
             .map_or(0, |entry| u64::from(entry.live))
     }
@@ -284,7 +287,8 @@ impl OutNeighbors for DurableVcsr {
 
     #[inline]
     fn out_degree(&self, v: VertexId) -> u64 {
-        self.out.vertices
+        self.out
+            .vertices
             .get(v as usize)
             .map_or(0, |entry| u64::from(entry.live))
     }
@@ -377,7 +381,12 @@ impl GraphUpdate for DurableVcsr {
                 // The grouping buffers are the store's, reused batch after
                 // batch (a fresh 64K batch would fault in new pages).
                 let mut scratch = std::mem::take(&mut self.batch_scratch);
-                by_section(edges, max, self.out.layout.vertices_per_section, &mut scratch);
+                by_section(
+                    edges,
+                    max,
+                    self.out.layout.vertices_per_section,
+                    &mut scratch,
+                );
                 let batch = &scratch.0;
                 let mut result = Ok(());
                 for (i, &(s, d, w)) in batch.iter().enumerate() {

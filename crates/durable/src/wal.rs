@@ -455,7 +455,8 @@ impl Wal {
                 let mut end = st.end;
                 while end > start {
                     let from = end.saturating_sub(ZEROS.len() as u64).max(start);
-                    st.file.write_all_at(&ZEROS[..(end - from) as usize], from)?;
+                    st.file
+                        .write_all_at(&ZEROS[..(end - from) as usize], from)?;
                     end = from;
                 }
             } else {

@@ -432,7 +432,10 @@ fn a_torn_last_log_group_is_cut_and_a_damaged_one_refused() {
     let store = DurableVcsr::open_with(&dir, &options).unwrap();
     let report = store.recovery_report().clone();
     assert!(report.wal_torn_bytes > 0, "{report}");
-    assert!(report.to_string().contains("torn write-ahead-log group"), "{report}");
+    assert!(
+        report.to_string().contains("torn write-ahead-log group"),
+        "{report}"
+    );
     assert_eq!(store.edge_count(), 100);
     store.validate().unwrap();
     drop(store);
@@ -447,9 +450,13 @@ fn a_torn_last_log_group_is_cut_and_a_damaged_one_refused() {
     let mut damaged = std::fs::read(&wal).unwrap();
     damaged[start + 400] ^= 0x10;
     std::fs::write(&wal, &damaged).unwrap();
-    let err = DurableVcsr::open_with(&dir, &options).unwrap_err().to_string();
+    let err = DurableVcsr::open_with(&dir, &options)
+        .unwrap_err()
+        .to_string();
     assert!(
-        err.contains("wal.log") && err.contains(&format!("byte {start}")) && err.contains("damaged"),
+        err.contains("wal.log")
+            && err.contains(&format!("byte {start}"))
+            && err.contains("damaged"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

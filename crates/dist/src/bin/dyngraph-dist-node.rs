@@ -12,8 +12,8 @@
 //!
 //! The process hosting worker 0 writes the report (the single-machine
 //! summary, per-worker counters, and the last checkpoint's kernel values)
-//! as JSON to `--output` (or stdout; in a cluster prefer `--output`, since
-//! timely prints its connection progress on stdout); the others write
+//! as JSON to `--output` (or stdout: the library prints nothing there; a
+//! process waiting for its peers says so on stderr); the others write
 //! nothing. Exit code
 //! 0 on success, 1 on any error (printed to stderr as `error: ...`),
 //! 2 on bad arguments.
@@ -125,7 +125,7 @@ fn arguments() -> Arguments {
                     .collect();
             }
             "--every" => options.every = Some(parse("--every", args.next())),
-            "--source" => options.source = parse("--source", args.next()),
+            "--source" => options.source = Some(parse("--source", args.next())),
             "--verify" => options.verify = true,
             "--stall-timeout" => {
                 let seconds: f64 = parse("--stall-timeout", args.next());

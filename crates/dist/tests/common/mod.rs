@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod nodes;
+
 use dyngraph_core::{Csr, CsrRebuild, GraphStore, StoreOptions, VertexId};
 use dyngraph_kernels::{KernelName, KernelOutput};
 use dyngraph_loader::{LoadOptions, load_edge_stream};

@@ -391,7 +391,11 @@ impl Side {
                 n += 1;
                 next = log[at + 3] & 0xFFFF;
             }
-            let chain = if n <= short.len() { &short[..n] } else { &long[..] };
+            let chain = if n <= short.len() {
+                &short[..n]
+            } else {
+                &long[..]
+            };
             for &e in chain.iter().rev() {
                 if log[e + 1] & TAG_MASK == LIVE {
                     f(log[e + 1] & ID_MASK, log[e + 2]);

@@ -625,10 +625,16 @@ impl DurableVcsr {
             ));
         }
         if sb.weighted != want.weighted {
-            differences.push(format!("weighted {} (asked {})", sb.weighted, want.weighted));
+            differences.push(format!(
+                "weighted {} (asked {})",
+                sb.weighted, want.weighted
+            ));
         }
         if sb.in_edges != want.in_edges {
-            differences.push(format!("in-edges {} (asked {})", sb.in_edges, want.in_edges));
+            differences.push(format!(
+                "in-edges {} (asked {})",
+                sb.in_edges, want.in_edges
+            ));
         }
         if !differences.is_empty() {
             return Err(Error::InvalidArgument(format!(
