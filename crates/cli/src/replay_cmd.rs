@@ -7,7 +7,7 @@ use crate::{BUNDLED_SAMPLE, STOP, install_threads, parse_percent, parse_positive
 use anyhow::{Result, bail};
 use clap::Args;
 use dyngraph::core::Semantics;
-use dyngraph::durable::SyncPolicy;
+use dyngraph::durable::{GroupCommit, SyncPolicy};
 use dyngraph::kernels::KernelName;
 use dyngraph::replay::{
     Choice, GapPolicyKind, KernelMode, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report,
@@ -64,15 +64,25 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_enum, default_value = "degree")]
     gap_policy: GapPolicyKind,
 
-    /// Directory of the durable store (`--store durable`), created fresh;
-    /// default: a temporary directory removed after the replay.
+    /// Directory of the durable store (`--store durable`), created when it
+    /// holds none; default: a temporary directory removed after the
+    /// replay. A directory that holds a store is refused unless --append.
     #[arg(long)]
     dir: Option<PathBuf>,
 
-    /// When the durable store makes updates durable: `batch` (each batch,
-    /// default), `edge`, a number N of updates, or `none` (only at close).
-    #[arg(long, default_value = "batch")]
-    sync: SyncPolicy,
+    /// Append to the durable store already in --dir (recovering it first
+    /// if its last run crashed): the stream's edges go on top of the kept
+    /// graph. Its layout (--simple, weights, in-edges) must match.
+    #[arg(long, requires = "dir")]
+    append: bool,
+
+    /// When the durable store makes updates durable: `batch` (each
+    /// batch), `edge`, a number N of updates, `group` (group commit: an
+    /// update is acknowledged once the log group holding it is synced, at
+    /// most 4,096 updates or 1 ms later; `group:N:T` to choose), or `none`
+    /// (only at close). Default: `group` with `--batch 1`, else `batch`.
+    #[arg(long)]
+    sync: Option<SyncPolicy>,
 
     /// Insert every edge in both directions.
     #[arg(long)]
@@ -120,7 +130,7 @@ pub(crate) struct ReplayArgs {
     source: Option<u32>,
 
     /// Worker threads (rayon pool).
-    #[arg(long, value_parser = parse_positive)]
+    #[arg(long, value_parser = crate::parse_threads)]
     threads: Option<usize>,
 
     #[command(flatten)]
@@ -152,7 +162,12 @@ impl ReplayArgs {
             settings: StoreSettings {
                 gap_policy: self.gap_policy,
                 durable_dir: self.dir.clone(),
-                sync: self.sync,
+                sync: self.sync.unwrap_or(if self.batch == 1 {
+                    SyncPolicy::Group(GroupCommit::default())
+                } else {
+                    SyncPolicy::EveryBatch
+                }),
+                append: self.append,
             },
             replay: ReplayOptions {
                 base_percent: self.base,

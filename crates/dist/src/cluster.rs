@@ -397,6 +397,9 @@ pub fn replay<S: DynamicStore + 'static>(
 }
 
 /// What the driver thread and the workers tell [`replay`].
+// A handful of events per run (one per worker, then one): their size does
+// not matter, and boxing the report would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 enum Event {
     /// One worker's result, as soon as it has it.
     Worker(Result<Option<DistReport>>),
