@@ -11,6 +11,7 @@ use common::nodes::*;
 use common::{college_msg, replay_command};
 use std::net::TcpListener;
 use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
 /// A replay of CollegeMsg long enough to interrupt: about 120 epochs of at
@@ -19,17 +20,20 @@ fn slow_args() -> Vec<String> {
     strings(&["--store", "vcsr", "--batch", "500", "--throttle-ms", "50"])
 }
 
+/// `dyngraph replay` of CollegeMsg as process `process` of `hosts`.
+fn node(hosts: &Path, process: usize, args: &[String]) -> Command {
+    let mut command = replay_command(&college_msg(), args);
+    command
+        .arg("--hostfile")
+        .arg(hosts)
+        .args(["--process", &process.to_string()]);
+    command
+}
+
 /// Starts a cluster of `dyngraph replay` processes on `hosts`, each with
 /// `args`.
 fn start(dir: &Path, hosts: &Path, processes: usize, args: &[String]) -> Children {
-    start_each(dir, 0..processes, |process| {
-        let mut command = replay_command(&college_msg(), args);
-        command
-            .arg("--hostfile")
-            .arg(hosts)
-            .args(["--process", &process.to_string()]);
-        command
-    })
+    start_each(dir, 0..processes, |process| node(hosts, process, args))
 }
 
 /// Lines a process wrote on stderr, blank ones left out.
@@ -165,18 +169,11 @@ fn cluster_json_on_stdout_has_no_status_text() {
     let scratch = Scratch::new("stdout");
     let hosts = hostfile(scratch.path(), 2);
     let args = strings(&["--store", "vcsr", "--batch", "20000", "--json", "-"]);
-    let node = |process: usize| {
-        let mut command = replay_command(&college_msg(), &args);
-        command
-            .arg("--hostfile")
-            .arg(&hosts)
-            .args(["--process", &process.to_string()]);
-        command
-    };
+    let process = |process: usize| node(&hosts, process, &args);
     // Process 0 first, alone for a while: timely printed its wait then.
-    let mut children = start_each(scratch.path(), 0..1, node);
+    let mut children = start_each(scratch.path(), 0..1, process);
     std::thread::sleep(Duration::from_millis(1500));
-    let mut late = start_each(scratch.path(), 1..2, node);
+    let mut late = start_each(scratch.path(), 1..2, process);
     let codes = late.wait_all(Duration::from_secs(30));
     assert_eq!(codes, [Some(0)], "{}", late.stderr_text());
     let codes = children.wait_all(Duration::from_secs(30));

@@ -16,17 +16,18 @@ use dyngraph::core::{Semantics, StoreOptions};
 use dyngraph::kernels::{
     KernelName, KernelOutput, PageRankMethod, PageRankResult, serial_bfs_depths, verify_pagerank,
 };
+use dyngraph::loader::LoadOptions;
 use dyngraph::replay::{ReplayOptions, Window};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-/// `dyngraph replay FILE --store csr-rebuild --gather ARGS...`: the job
-/// every process of a test runs.
-fn job(file: &Path, args: &[&str]) -> Vec<String> {
+/// `dyngraph replay FILE --store csr-rebuild --gather FLAGS`: the job
+/// every process of a test runs (`flags` split at blanks).
+fn job(file: &Path, flags: &str) -> Vec<String> {
     let mut all = strings(&[file.to_str().unwrap(), "--store", "csr-rebuild", "--gather"]);
-    all.extend(strings(args));
+    all.extend(flags.split_whitespace().map(str::to_string));
     all
 }
 
@@ -205,21 +206,7 @@ fn three_processes_on_college_msg_equal_one_process_and_one_machine() {
     let input = college_msg();
     let args = job(
         &input,
-        &[
-            "--batch",
-            "5000",
-            "--window",
-            "20000edges",
-            "--kernel",
-            "pr,bfs,cc,rw",
-            "--in-edges",
-            "off",
-            "--source",
-            "1",
-            "--verify",
-            "--stall-timeout",
-            "30",
-        ],
+        "--batch 5000 --window 20000edges --kernel pr,bfs,cc,rw --in-edges off --source 1 --verify --stall-timeout 30",
     );
     let cluster = run_cluster(&scratch.0, 3, 1, &args);
     let one = run_single_process(&scratch.0, &args);
@@ -228,7 +215,13 @@ fn three_processes_on_college_msg_equal_one_process_and_one_machine() {
         window: Some(Window::Edges(20_000)),
         ..ReplayOptions::default()
     };
-    let single = single_machine(&input, &replay, StoreOptions::default(), &ALL_KERNELS, 1);
+    let single = single_machine(
+        &stream_of(&input, &LoadOptions::default()),
+        &replay,
+        StoreOptions::default(),
+        &ALL_KERNELS,
+        1,
+    );
     check(&cluster, &one, &single, "CollegeMsg, 3 processes");
     for kernel in ["pr", "bfs", "cc", "rw"] {
         assert_eq!(
@@ -262,20 +255,7 @@ fn two_processes_of_two_workers_on_a_kronecker_graph_equal_one_machine() {
     );
     let args = job(
         &path,
-        &[
-            "--batch",
-            "4000",
-            "--base",
-            "40",
-            "--kernel",
-            "pr,bfs,cc,rw",
-            "--source",
-            "0",
-            "--in-edges",
-            "on",
-            "--stall-timeout",
-            "30",
-        ],
+        "--batch 4000 --base 40 --kernel pr,bfs,cc,rw --source 0 --in-edges on --stall-timeout 30",
     );
     let cluster = run_cluster(&scratch.0, 2, 2, &args);
     let one = run_single_process(&scratch.0, &args);
@@ -284,7 +264,13 @@ fn two_processes_of_two_workers_on_a_kronecker_graph_equal_one_machine() {
         base_percent: 40.0,
         ..ReplayOptions::default()
     };
-    let single = single_machine(&path, &replay, StoreOptions::default(), &ALL_KERNELS, 0);
+    let single = single_machine(
+        &stream_of(&path, &LoadOptions::default()),
+        &replay,
+        StoreOptions::default(),
+        &ALL_KERNELS,
+        0,
+    );
     check(&cluster, &one, &single, "Kronecker, 2x2");
     let workers = cluster["distributed"][0]["workers"].as_array().unwrap();
     assert_eq!(workers.len(), 4);
@@ -303,7 +289,7 @@ fn two_processes_of_two_workers_on_a_kronecker_graph_equal_one_machine() {
 fn a_process_that_never_comes_makes_the_others_give_up_naming_it() {
     let scratch = Scratch::new("absent");
     let input = college_msg();
-    let args = job(&input, &["--batch", "1024", "--stall-timeout", "3"]);
+    let args = job(&input, "--batch 1024 --stall-timeout 3");
     let mut children = start(&scratch.0, 3, 1, &args);
     // Process 2 never starts.
     children.children[2].kill().unwrap();
@@ -335,21 +321,7 @@ fn two_processes_on_email_eu_core_with_a_time_window_equal_one_machine() {
     let scratch = Scratch::new("email");
     let args = job(
         &input,
-        &[
-            "--batch",
-            "7000",
-            "--window",
-            "200000",
-            "--simple",
-            "--kernel",
-            "bfs,cc",
-            "--in-edges",
-            "off",
-            "--source",
-            "1",
-            "--stall-timeout",
-            "30",
-        ],
+        "--batch 7000 --window 200000 --simple --kernel bfs,cc --in-edges off --source 1 --stall-timeout 30",
     );
     let cluster = run_cluster(&scratch.0, 2, 1, &args);
     let one = run_single_process(&scratch.0, &args);
@@ -360,7 +332,7 @@ fn two_processes_on_email_eu_core_with_a_time_window_equal_one_machine() {
         ..ReplayOptions::default()
     };
     let single = single_machine(
-        &input,
+        &stream_of(&input, &LoadOptions::default()),
         &replay,
         StoreOptions::new(Semantics::Simple),
         &[KernelName::Bfs, KernelName::Afforest],
