@@ -151,7 +151,7 @@ pub(crate) struct ReplayArgs {
 
 impl ReplayArgs {
     /// Whether the JSON goes to stdout (then nothing else does).
-    pub(crate) fn json_to_stdout(&self) -> bool {
+    fn json_to_stdout(&self) -> bool {
         self.json.as_deref() == Some(std::path::Path::new("-"))
     }
 
@@ -257,26 +257,28 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     if args.cluster.requested() {
         return crate::dist_cmd::replay(&args, &spec);
     }
+    args.cluster.check_unused()?;
     if let Err(error) = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed)) {
         eprintln!("warning: Ctrl-C will not stop the replay cleanly: {error}");
     }
     let report = dyngraph::replay::run(&spec, &mut Bar::default(), &STOP)?;
-    write_outputs(&args, &report, &report)
+    write_outputs(&args, &report, &report, |out| report.write_table(out))
 }
 
-/// Prints the table (unless JSON goes to stdout) and `more` rows after it,
-/// writes the files asked for (`json` as the JSON), and says which
-/// verifications failed: exit 1 if any did.
+/// Prints the notes, the table (`table`, unless JSON goes to stdout),
+/// writes the files asked for (`json` as the JSON, `report` as CSV and
+/// plot), and says which verifications failed: exit 1 if any did.
 pub(crate) fn write_outputs(
     args: &ReplayArgs,
     report: &Report,
     json: &impl serde::Serialize,
+    table: impl FnOnce(&mut std::io::StdoutLock<'static>) -> std::io::Result<()>,
 ) -> Result<ExitCode> {
     for note in &report.notes {
         eprintln!("note: {note}");
     }
     if !args.json_to_stdout() {
-        report.write_table(&mut std::io::stdout().lock())?;
+        table(&mut std::io::stdout().lock())?;
     }
     if let Some(path) = &args.json {
         crate::report::write_json(json, path)?;

@@ -825,6 +825,52 @@ fn distributed_replay_refuses_what_needs_the_whole_stream() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// The cluster's own flags: refused on one machine, where they would do
+/// nothing; with a cluster, the partitioner reaches the report and
+/// `--gather` puts every vertex's kernel result in the JSON.
+#[test]
+fn cluster_flags_need_a_cluster_and_reach_it() {
+    for flag in [
+        &["--gather"][..],
+        &["--stall-timeout", "5"],
+        &["--partitioner", "modulo"],
+    ] {
+        let mut args = vec!["replay", "--store", "vcsr"];
+        args.extend_from_slice(flag);
+        let output = dyngraph(&args);
+        assert_eq!(output.status.code(), Some(2), "{flag:?}");
+        assert!(
+            stderr(&output).contains("need a cluster"),
+            "{flag:?}: {}",
+            stderr(&output)
+        );
+    }
+    let report = replay_json(&[
+        "--store",
+        "vcsr,pcsr",
+        "--batch",
+        "20000",
+        "--kernel",
+        "cc",
+        "--workers",
+        "2",
+        "--partitioner",
+        "modulo",
+        "--gather",
+    ]);
+    for (i, store) in ["vcsr", "pcsr"].into_iter().enumerate() {
+        let run = &report["distributed"][i];
+        assert_eq!(run["store"], store);
+        assert_eq!(run["cluster"]["partitioner"], "modulo");
+        let vertices = report["stores"][i]["vertices"].as_u64().unwrap();
+        let labels = run["values"]["cc"]["labels"].as_array().unwrap();
+        assert_eq!(labels.len() as u64, vertices, "{store}");
+        assert_eq!(labels[0], 0, "{store}: vertex 0 never occurs");
+    }
+    let without = replay_json(&["--store", "vcsr", "--kernel", "cc", "--workers", "2"]);
+    assert!(without["distributed"][0].get("values").is_none());
+}
+
 // ---- issue 20, the reliability sweep: one test per defect ----
 
 fn sample() -> PathBuf {
