@@ -201,6 +201,11 @@ fn keep_first_of_each_target<S: Slot>(slots: &mut Vec<S>, starts: &mut [usize]) 
     slots.truncate(write);
 }
 
+/// Batches up to this many edges go in one edge at a time: grouping them
+/// by source (two buffers, two sorts) costs more than it saves below it
+/// (the `clone_cost` example of `dyngraph-benches` measures both).
+const SMALL_BATCH: usize = 64;
+
 /// The edge arrays of a [`Vcsr`] with the out-edge slot type `S` fixed:
 /// the update paths, written once for plain and weighted slots.
 struct EdgeArrays<'g, S, P> {
@@ -241,6 +246,29 @@ impl<S: Slot, P: GapPolicy + Clone> EdgeArrays<'_, S, P> {
             self.in_degree[dst as usize] += 1;
         }
         Ok(())
+    }
+
+    /// Inserts a small batch one edge at a time, in order (ids already
+    /// checked and the graph grown). Returns the edges added.
+    fn insert_each<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<u64> {
+        let mut added = 0;
+        let mut failure = None;
+        edges.for_each_in(0..edges.len(), |src, dst, weight| {
+            if failure.is_some() {
+                return;
+            }
+            let pushed = self.push_out(src, S::new(dst, weight)).and_then(|pushed| {
+                if pushed {
+                    self.push_in(src, dst)?;
+                }
+                Ok(pushed)
+            });
+            match pushed {
+                Ok(pushed) => added += u64::from(pushed),
+                Err(error) => failure = Some(error),
+            }
+        });
+        failure.map_or(Ok(added), Err)
     }
 
     /// Inserts a batch into non-empty arrays: the out-edges grouped by
@@ -762,17 +790,12 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
                 add_stats(&mut self.retired.1, retired_in);
             }
             loaded.added
-        } else if edges.len() == 1 {
-            // A replay's one-edge batches: the single-edge path, without
-            // the grouping buffers (two allocations per edge otherwise).
-            let edge = edges.edge(0);
-            with_edge_arrays!(&mut *self, arrays => {
-                let added = arrays.push_out(edge.src, Slot::new(edge.dst, edge.weight))?;
-                if added {
-                    arrays.push_in(edge.src, edge.dst)?;
-                }
-                u64::from(added)
-            })
+        } else if edges.len() <= SMALL_BATCH {
+            // A replay's one-edge batches and Sahu's small ones: the
+            // single-edge path per edge, without the grouping buffers (two
+            // allocations and two sorts, which cost more than the locality
+            // they buy for a few edges).
+            with_edge_arrays!(&mut *self, arrays => arrays.insert_each(edges))?
         } else {
             with_edge_arrays!(&mut *self, arrays => arrays.insert_grouped(edges))?
         };
