@@ -15,8 +15,9 @@
 //! cargo run --release -p dyngraph-benches --example clone_cost -- kron20,college 5
 //! cargo run --release -p dyngraph-benches --example clone_cost -- kron20 5 Csr,CsrPP
 //! ```
-//! The batch sizes are the `sahu` bench's up to `10^-4 |E|`, and 8. A
-//! third argument keeps only the stores named (comma-separated).
+//! The batch sizes are the `sahu` bench's up to `10^-3 |E|`, and 8. A
+//! third argument keeps only the stores named (comma-separated, or `all`),
+//! a fourth sets the batch sizes (comma-separated).
 //! Inputs: `kron<S>` (Kronecker scale `S`, edge factor 8, shuffled: the
 //! `sahu` bench's), `college` (`../shared/data/CollegeMsg.txt`, else the
 //! bundled sample), `mathoverflow` (needs `../shared/data`).
@@ -104,14 +105,20 @@ fn per_batch<S: DynamicStore + Clone>(
     times[times.len() / 2]
 }
 
-fn batch_rows<S: DynamicStore + Clone>(input: &SahuInput, reps: usize) {
+fn batch_rows<S: DynamicStore + Clone>(input: &SahuInput, reps: usize, sizes: Option<&str>) {
     let store: S = build(input);
-    let mut sizes: Vec<usize> = input
-        .batch_sizes()
-        .into_iter()
-        .filter(|&size| size <= (input.edges.len() / 10_000).max(8))
-        .chain([8])
-        .collect();
+    let mut sizes: Vec<usize> = match sizes {
+        Some(list) => list
+            .split(',')
+            .map(|s| s.parse().expect("a batch size"))
+            .collect(),
+        None => input
+            .batch_sizes()
+            .into_iter()
+            .filter(|&size| size <= (input.edges.len() / 1_000).max(8))
+            .chain([8])
+            .collect(),
+    };
     sizes.sort_unstable();
     sizes.dedup();
     for size in sizes {
@@ -146,7 +153,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let names = args.next().unwrap_or_else(|| "kron20,college".into());
     let reps: usize = args.next().map_or(5, |r| r.parse().expect("reps: a count"));
-    let stores = args.next();
+    let stores = args.next().filter(|list| list != "all");
+    let sizes = args.next();
     let wanted = |name: &str| {
         stores
             .as_deref()
@@ -208,16 +216,16 @@ fn main() {
             "store", "size", "batches", "batch µs", "singles µs", "ratio"
         );
         if wanted("Vcsr") {
-            batch_rows::<Vcsr>(input, reps);
+            batch_rows::<Vcsr>(input, reps, sizes.as_deref());
         }
         if wanted("Pcsr") {
-            batch_rows::<Pcsr>(input, reps);
+            batch_rows::<Pcsr>(input, reps, sizes.as_deref());
         }
         if wanted("Bal") {
-            batch_rows::<Bal>(input, reps);
+            batch_rows::<Bal>(input, reps, sizes.as_deref());
         }
         if wanted("CsrPP") {
-            batch_rows::<CsrPP>(input, reps);
+            batch_rows::<CsrPP>(input, reps, sizes.as_deref());
         }
     }
 }

@@ -77,6 +77,26 @@ mod tests {
     }
 
     #[test]
+    fn a_csr_clone_with_advised_arrays_equals_the_original() {
+        use crate::store::StoreConfig;
+        use crate::{Csr, CsrOptions, InEdges, WeightedEdge};
+        // 1.2 M targets: 4.8 MB, past `ADVISED_BYTES`, in both directions.
+        let edges: Vec<WeightedEdge> = (0..1_200_000u32)
+            .map(|i| WeightedEdge::new(i % 5_000, (i / 5_000 + i) % 5_000, i as f32))
+            .collect();
+        let csr = Csr::from_edges(&edges[..], CsrOptions::default().in_edges(true)).unwrap();
+        assert!(size_of_val(csr.targets()) >= ADVISED_BYTES);
+        let clone = csr.clone();
+        assert_eq!(clone, csr);
+        assert_eq!(
+            clone.in_edges().unwrap().in_slice(42),
+            csr.in_edges().unwrap().in_slice(42)
+        );
+        drop(csr);
+        assert_eq!(clone.out_slice(7).len(), 240);
+    }
+
+    #[test]
     fn a_small_or_empty_copy_equals_its_source() {
         assert_eq!(copy_of::<u64>(&[]), Vec::<u64>::new());
         assert_eq!(copy_of(&[1u64, 2, 3]), [1, 2, 3]);
