@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 /// Median of `reps` timings of `f`, each result dropped outside the timing.
 fn median<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {
-    let mut times: Vec<Duration> = (0..reps.max(1))
+    let times: Vec<Duration> = (0..reps.max(1))
         .map(|_| {
             let start = Instant::now();
             let value = black_box(f());
@@ -40,8 +40,7 @@ fn median<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {
             elapsed
         })
         .collect();
-    times.sort();
-    times[times.len() / 2]
+    median_of(times)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -81,26 +80,23 @@ fn clone_store<S: DynamicStore + Clone>(input: &SahuInput, reps: usize) {
 }
 
 /// Time per batch of `batches` applied in turn to a clone of `base` by
-/// `apply`, the clone made and dropped outside the timing; the median of
-/// `reps` such runs.
+/// `apply`, the clone made and dropped outside the timing.
 fn per_batch<S: DynamicStore + Clone>(
     base: &S,
     batches: &[Vec<Edge>],
-    reps: usize,
     apply: impl Fn(&mut S, &[Edge]),
 ) -> Duration {
-    let mut times: Vec<Duration> = (0..reps.max(1))
-        .map(|_| {
-            let mut copy = base.clone();
-            let start = Instant::now();
-            for batch in batches {
-                apply(&mut copy, batch);
-            }
-            let elapsed = start.elapsed();
-            drop(black_box(copy));
-            elapsed / batches.len() as u32
-        })
-        .collect();
+    let mut copy = base.clone();
+    let start = Instant::now();
+    for batch in batches {
+        apply(&mut copy, batch);
+    }
+    let elapsed = start.elapsed();
+    drop(black_box(copy));
+    elapsed / batches.len() as u32
+}
+
+fn median_of(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
 }
@@ -128,16 +124,29 @@ fn batch_rows<S: DynamicStore + Clone>(input: &SahuInput, reps: usize, sizes: Op
 
 fn batch_row<S: DynamicStore + Clone>(store: &S, input: &SahuInput, size: usize, reps: usize) {
     let batches = input.insert_batches(size, input.batches_per_copy(size));
-    let batched = per_batch(store, &batches, reps, |copy, batch| {
+    let batched = |copy: &mut S, batch: &[Edge]| {
         copy.insert_edges(batch).expect("ids fit");
         copy.end_batch().expect("no batch work fails here");
-    });
-    let singles = per_batch(store, &batches, reps, |copy, batch| {
+    };
+    let singles = |copy: &mut S, batch: &[Edge]| {
         for e in batch {
             copy.insert_edge(e.src, e.dst).expect("ids fit");
         }
         copy.end_batch().expect("no batch work fails here");
-    });
+    };
+    // Interleaved, each first in turn, so that load from other processes
+    // falls on both alike.
+    let (mut batched_times, mut singles_times) = (Vec::new(), Vec::new());
+    for rep in 0..reps.max(1) {
+        if rep % 2 == 0 {
+            batched_times.push(per_batch(store, &batches, batched));
+            singles_times.push(per_batch(store, &batches, singles));
+        } else {
+            singles_times.push(per_batch(store, &batches, singles));
+            batched_times.push(per_batch(store, &batches, batched));
+        }
+    }
+    let (batched, singles) = (median_of(batched_times), median_of(singles_times));
     println!(
         "  {:<14} {:>6} {:>8} {:>13.2} {:>13.2} {:>7.2}×",
         S::NAME,

@@ -22,11 +22,11 @@ use std::ops::Range;
 /// more are merged into a fresh array that drops them.
 const SMALL_GROUP: usize = 8;
 
-/// Delete batches up to this size are applied one edge at a time, in order.
+/// Batches up to this size are applied one edge at a time, in order.
 const SERIAL_BATCH: usize = 64;
 
-/// Insert batches up to this size are applied one edge at a time, in
-/// order: grouping by segment and merging per segment has a cost per
+/// Insert batches up to this size into a non-empty store that does not
+/// re-pack segments are applied one edge at a time, in order: grouping by segment and merging per segment has a cost per
 /// touched segment (its lists merged and repacked) that single inserts
 /// do not pay, so on random edges it only wins once batches touch
 /// segments many times. Measured with the `clone_cost` example of
@@ -367,7 +367,13 @@ impl CsrPP {
         } else {
             Semantics::Multigraph
         };
-        if batch.len() <= SERIAL_INSERT_BATCH {
+        // A load into an empty store keeps the grouped path (its packed
+        // layout), and so does a store that re-packs segments on batches.
+        let one_at_a_time = batch.len() <= SERIAL_BATCH
+            || (batch.len() <= SERIAL_INSERT_BATCH
+                && self.edge_count > 0
+                && !self.options.segment_repack);
+        if one_at_a_time {
             // Sorting and fanning out to the pool costs more than it saves.
             let mut added = 0;
             batch.for_each_entry(0..batch.len(), |(src, dst, weight)| {

@@ -785,8 +785,7 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         check_limit(self.options.store.vertex_limit, [max])?;
         self.before_update();
         self.grow(max as usize + 1)?;
-        let empty = with_out_runs!(&self.out, runs => runs.is_empty());
-        let added = if empty {
+        let added = if self.out_is_empty() {
             let loaded = with_edge_arrays!(&mut *self, arrays => arrays.bulk_load(edges))?;
             add_stats(&mut self.retired.0, &loaded.retired_out);
             if let Some(retired_in) = &loaded.retired_in {
@@ -794,9 +793,8 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             }
             loaded.added
         } else if edges.len() <= SMALL_BATCH {
-            // A replay's one-edge batches and every batch below
-            // `SMALL_BATCH`: the single-edge path per edge, without the
-            // grouping buffers and their sorts.
+            // Up to `SMALL_BATCH` edges: the single-edge path per edge,
+            // without the grouping buffers and their sorts.
             with_edge_arrays!(&mut *self, arrays => arrays.insert_each(edges))?
         } else {
             with_edge_arrays!(&mut *self, arrays => arrays.insert_grouped(edges))?
@@ -831,6 +829,13 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         self.history.tick();
         self.edge_count -= 1;
         Ok(true)
+    }
+
+    /// Whether the out-edge array holds no slot at all (a batch into it is
+    /// a bulk load).
+    #[inline]
+    fn out_is_empty(&self) -> bool {
+        with_out_runs!(&self.out, runs => runs.is_empty())
     }
 
     /// Whether the out-edge array holds no tombstone at all, so every run
@@ -1165,6 +1170,15 @@ impl<P: GapPolicy + Clone> GraphUpdate for Vcsr<P> {
     /// Grouped by source (one pass into an empty edge array); see
     /// [`Vcsr`]'s cost model.
     fn insert_edges<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<UpdateReport> {
+        if edges.len() == 1 && !self.out_is_empty() {
+            // A replay's one-edge batches: exactly the single-edge call.
+            let edge = edges.edge(0);
+            let added = self.insert_one(edge.src, edge.dst, edge.weight)?;
+            return Ok(UpdateReport {
+                edges_added: u64::from(added),
+                edges_removed: 0,
+            });
+        }
         self.insert_batch(edges, edges.max_vertex())
     }
 
