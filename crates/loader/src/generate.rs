@@ -209,7 +209,7 @@ impl Generator {
             permute_ids(&mut src, &mut dst, vertex_count, self.seed);
         }
         let values = if self.weighted {
-            EdgeValues::Weights(weights)
+            EdgeValues::weights(weights)
         } else {
             EdgeValues::None
         };

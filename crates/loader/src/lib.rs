@@ -190,7 +190,9 @@
 #![deny(missing_docs)]
 
 mod atomic;
+mod column;
 pub mod csr_file;
+pub mod edge_stream_file;
 mod fields;
 mod format;
 pub mod generate;
@@ -205,9 +207,14 @@ mod stream;
 mod write;
 
 pub use atomic::AtomicFile;
+pub use column::Column;
 pub use csr_file::{
     CSR_FILE_MAGIC, CsrFile, CsrFileOptions, is_csr_file, read_csr_file, write_csr_file,
     write_csr_file_to, write_csr_file_view,
+};
+pub use edge_stream_file::{
+    EDGE_STREAM_EXTENSION, EDGE_STREAM_MAGIC, EdgeStreamWriter, is_edge_stream_file,
+    map_edge_stream, write_edge_stream_file,
 };
 pub use fields::Delimiter;
 pub use format::{Format, ThirdColumn};
