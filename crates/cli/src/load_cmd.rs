@@ -6,7 +6,7 @@ use crate::install_threads;
 use anyhow::Result;
 use clap::Args;
 use dyngraph::core::CsrOptions;
-use dyngraph::loader::{is_csr_file, load_edge_stream};
+use dyngraph::loader::{is_csr_file, is_edge_stream_file};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,7 +32,8 @@ pub(crate) struct LoadArgs {
 #[derive(Serialize)]
 struct LoadReport {
     path: PathBuf,
-    /// `text`, or `binary-csr` for a binary Csr file used in place.
+    /// `text`, `binary-csr` for a binary Csr file used in place, or
+    /// `binary-stream` for a binary edge stream read in place.
     input: &'static str,
     /// What was relabelled, when the file's ids were (the note printed).
     relabelled: Option<String>,
@@ -49,7 +50,9 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
     crate::output::check_all([args.json.as_deref()])?;
     let options = args.input.load_options();
     let file = input_path(&args.file);
+    let binary_stream = is_edge_stream_file(&file)?;
     let timer = Instant::now();
+    let spinner = crate::progress::phase_spinner(&format!("reading {}", args.file.display()));
     let (input, read_seconds, build_seconds) = if is_csr_file(&file)? {
         // A binary Csr file: mapped with its header and checksum checked
         // (the read), its arrays checked in place (the build); no copy.
@@ -59,9 +62,10 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         input.view()?;
         (input, read_seconds, timer.elapsed().as_secs_f64())
     } else {
-        let stream = load_edge_stream(&file, &options)?;
+        let stream = crate::graph_input::open_stream(&file, &options)?;
         note_relabelled(&args.file, stream.ids());
         let read_seconds = timer.elapsed().as_secs_f64();
+        spinner.set_message(format!("building a Csr of {} edges", stream.len()));
         let timer = Instant::now();
         let csr = stream.to_csr(&CsrOptions::default())?;
         (
@@ -70,6 +74,7 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
             timer.elapsed().as_secs_f64(),
         )
     };
+    spinner.finish_and_clear();
     let (vertices, edges) = input.counts();
     if edges == 0 {
         return Err(dyngraph::core::Error::NoEdges {
@@ -83,6 +88,8 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         path: args.file.clone(),
         input: if input.is_mapped() {
             "binary-csr"
+        } else if binary_stream {
+            "binary-stream"
         } else {
             "text"
         },
@@ -103,6 +110,8 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         println!("file            {}", report.path.display());
         if input.is_mapped() {
             println!("input           binary Csr file, mapped (no copy)");
+        } else if binary_stream {
+            println!("input           binary edge stream, mapped (no copy)");
         }
         println!("vertices        {}", report.vertices);
         println!("edges           {}", report.edges);

@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use dyngraph::core::{DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId};
 use dyngraph::kernels::KernelName;
-use dyngraph::loader::{EdgeStream, load_edge_stream};
+use dyngraph::loader::EdgeStream;
 use dyngraph::replay::kernel_options;
 use dyngraph::replay::{StoreKind, StoreSettings, StoreVisitor};
 use std::path::PathBuf;
@@ -87,7 +87,7 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
         }
     };
     let path = crate::input::input_path(&args.file);
-    let stream = load_edge_stream(&path, &load)?;
+    let stream = crate::graph_input::open_stream(&path, &load)?;
     crate::input::note_relabelled(&path, stream.ids());
     // Kernels may pull over in-edges (where the store keeps them); weights
     // when the file has them.

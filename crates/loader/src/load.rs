@@ -27,6 +27,10 @@ use std::path::{Path, PathBuf};
 /// usual condition of every memory-mapped reader: a shrinking file can
 /// crash the process with `SIGBUS`).
 ///
+/// A binary edge stream ([`crate::edge_stream_file`]), recognised by its
+/// magic bytes, is checked and its columns copied (the options apply as
+/// to text); [`crate::map_edge_stream`] reads one in place instead.
+///
 /// # Errors
 /// [`Error::Io`] when the file cannot be read or decompressed (a directory
 /// says so; a gzip error gives the compressed byte offset where the data
@@ -34,7 +38,8 @@ use std::path::{Path, PathBuf};
 /// malformed text and for an id at or past [`LoadOptions::max_vertices`]
 /// (kind [`ParseErrorKind::Other`], naming the id and the limit);
 /// [`Error::InvalidCsrFile`] for a truncated or corrupted binary `Csr`
-/// file, saying which.
+/// file, saying which; [`Error::InvalidEdgeStreamFile`] for a truncated
+/// or corrupted binary edge stream, with the byte offset.
 pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result<EdgeStream> {
     let path = path.as_ref();
     let input = Input::open(path)?;
@@ -57,7 +62,8 @@ pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result
 /// its map (in-edges from the file with [`LoadOptions::in_edges`], built
 /// when it has none); with `symmetrize`, `drop_self_loops`, `sort` or
 /// `dedupe` (of a multigraph) it is rebuilt from its edges. To use one
-/// without any copy, map it with [`crate::CsrFile::open`].
+/// without any copy, map it with [`crate::CsrFile::open`]. A binary edge
+/// stream is built from its mapped columns, without a copy of the stream.
 ///
 /// # Errors
 /// As [`load_edge_stream`].
