@@ -43,7 +43,7 @@
 //! [`Error::InvalidEdgeStreamFile`] naming the byte offset of the fault,
 //! never undefined behaviour or a panic.
 //!
-//! Writing goes through [`AtomicFile`]: the bytes go to a temporary file in
+//! Writing goes through [`AtomicFile`](crate::AtomicFile): the bytes go to a temporary file in
 //! the destination's directory, which is synced and renamed over the
 //! destination, so a crash or a full disk never leaves a half-written file
 //! under the final name.
