@@ -1794,3 +1794,35 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod validate_tests {
+    use super::validate;
+
+    /// The block scan must name the first fault, past the first block and
+    /// at a block's edge alike.
+    #[test]
+    fn validation_names_the_first_fault_in_any_block() {
+        let vertices = 3 * (1 << 16) + 10;
+        let offsets: Vec<u64> = (0..=vertices as u64).collect();
+        let targets: Vec<u32> = (0..vertices as u32).collect();
+        assert!(validate(&offsets, &targets, None).is_ok());
+        for position in [0, (1 << 16) - 1, 1 << 16, 2 * (1 << 16) + 7] {
+            let mut bad = targets.clone();
+            bad[position] = vertices as u32;
+            bad[position + 3] = vertices as u32 + 1;
+            let error = validate(&offsets, &bad, None).unwrap_err().to_string();
+            assert!(
+                error.contains(&format!("at position {position} ")),
+                "{error}"
+            );
+            // Offsets fall after vertex `position + 1` and again later.
+            let mut bad = offsets.clone();
+            bad[position + 2] = position as u64;
+            bad[position + 5] = 0;
+            let error = validate(&bad, &targets, None).unwrap_err().to_string();
+            let expected = format!("offsets decrease at vertex {}", position + 1);
+            assert!(error.contains(&expected), "{error}");
+        }
+    }
+}
