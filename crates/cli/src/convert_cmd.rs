@@ -61,11 +61,7 @@ pub(crate) fn run(args: ConvertArgs) -> Result<ExitCode> {
         let stream = crate::graph_input::open_stream(&input, &options)?;
         note_relabelled(&args.input, stream.ids());
         if stream.is_empty() {
-            return Err(dyngraph::core::Error::NoEdges {
-                path: args.input.clone(),
-                job: "convert",
-            }
-            .into());
+            return Err(no_edges(&args.input));
         }
         write_edge_stream_file(&args.output, &stream)?;
         spinner.finish_and_clear();
@@ -82,11 +78,7 @@ pub(crate) fn run(args: ConvertArgs) -> Result<ExitCode> {
         let csr = load_csr(&input, &options.in_edges(true))?;
         note_relabelled(&args.input, csr.ids());
         if csr.edge_count() == 0 {
-            return Err(dyngraph::core::Error::NoEdges {
-                path: args.input.clone(),
-                job: "convert",
-            }
-            .into());
+            return Err(no_edges(&args.input));
         }
         write_csr_file(&args.output, &csr)?;
         spinner.finish_and_clear();
@@ -103,11 +95,7 @@ pub(crate) fn run(args: ConvertArgs) -> Result<ExitCode> {
     let stream = crate::graph_input::open_stream(&input, &options)?;
     note_relabelled(&args.input, stream.ids());
     if stream.is_empty() {
-        return Err(dyngraph::core::Error::NoEdges {
-            path: args.input.clone(),
-            job: "convert",
-        }
-        .into());
+        return Err(no_edges(&args.input));
     }
     // Relabelled ids are written as the input had them.
     write_edges(&args.output, &stream, format)?;
@@ -118,4 +106,13 @@ pub(crate) fn run(args: ConvertArgs) -> Result<ExitCode> {
         args.output.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The error for an input without edges: there is nothing to convert.
+fn no_edges(input: &std::path::Path) -> anyhow::Error {
+    dyngraph::core::Error::NoEdges {
+        path: input.to_path_buf(),
+        job: "convert",
+    }
+    .into()
 }

@@ -14,9 +14,9 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub(crate) struct LoadArgs {
-    /// The graph file: any text format the loader reads, or a binary Csr
-    /// file (.dgcsr, recognised by its contents), mapped without a copy;
-    /// `-` for standard input.
+    /// The graph file: any text format the loader reads, a binary edge
+    /// stream (.dges) or a binary Csr file (.dgcsr), each recognised by its
+    /// contents and mapped without a copy; `-` for standard input.
     file: PathBuf,
     #[command(flatten)]
     input: InputArgs,

@@ -41,9 +41,10 @@ pub(crate) struct RunArgs {
     /// The kernel.
     #[arg(value_enum)]
     kernel: KernelName,
-    /// The graph file: any text format the loader reads, or a binary Csr
-    /// file (.dgcsr, recognised by its contents), which `--store csr` maps
-    /// and uses without a copy.
+    /// The graph file: any text format the loader reads, a binary edge
+    /// stream (.dges, mapped: every store builds from its columns in
+    /// place), or a binary Csr file (.dgcsr, recognised by its contents),
+    /// which `--store csr` maps and uses without a copy.
     file: PathBuf,
     /// The store to build from the file: `csr` (immutable, with in-edges)
     /// or any store of `replay --store`.
