@@ -14,7 +14,7 @@
 # JOB     kernels  base 100%, in-edges, PageRank, BFS, CC
 #         load     base 100%, no kernels
 #         replay   base 10%, batches of BATCH (default 1000000)
-# STORE   vcsr (default), csrpp, csr-rebuild
+# STORE   vcsr (default), or any distributable store: pcsr, bal, csrpp, csr-rebuild
 #
 # Every process runs under /usr/bin/time: `peak_kb` lists each process's
 # peak resident set. Repeat a call to get medians (the figures in the doc

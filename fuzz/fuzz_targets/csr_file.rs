@@ -5,7 +5,7 @@
 //! file reads back as written.
 #![no_main]
 
-use dyngraph_core::{Csr, CsrOptions, Error, Graph, WeightedEdge};
+use dyngraph_core::{Csr, CsrOptions, Error, Graph, Semantics, StoreConfig, WeightedEdge};
 use dyngraph_loader::{
     CSR_FILE_MAGIC, LoadOptions, parse_csr, parse_edge_stream, write_csr_file_to,
 };
@@ -73,7 +73,11 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let options = CsrOptions::default()
         .in_edges(control & 2 != 0)
-        .dedupe(control & 4 != 0);
+        .semantics(if control & 4 != 0 {
+            Semantics::Simple
+        } else {
+            Semantics::Multigraph
+        });
     let Ok(csr) = Csr::from_edges(&edges, options) else {
         return;
     };

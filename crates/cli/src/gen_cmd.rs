@@ -57,7 +57,7 @@ pub(crate) struct GenArgs {
     #[arg(short, long)]
     output: PathBuf,
     /// Worker threads.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parse_threads)]
     threads: Option<usize>,
 }
 

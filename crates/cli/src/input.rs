@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// How a command reads its input file: flatten into a command's arguments
 /// (`#[command(flatten)] input: InputArgs`), then
 /// [`InputArgs::load_options`].
-#[derive(Args, Clone, Debug, Default)]
+#[derive(Args, Clone, Debug)]
 pub(crate) struct InputArgs {
     /// How vertex ids are read. `auto`: numbers are vertex ids when dense;
     /// sparse, 64-bit and named ids are relabelled, with a note (results
@@ -38,6 +38,18 @@ pub(crate) struct InputArgs {
     /// .txt and .csv files, a weight in .wel and Matrix Market files).
     #[arg(long, value_enum)]
     pub(crate) third_column: Option<ThirdColumn>,
+}
+
+/// The command line's defaults, as clap fills them in.
+impl Default for InputArgs {
+    fn default() -> Self {
+        Self {
+            ids: IdMode::Auto,
+            delimiter: None,
+            header: false,
+            third_column: None,
+        }
+    }
 }
 
 fn parse_delimiter(text: &str) -> Result<Delimiter, String> {

@@ -78,6 +78,21 @@ fn parse_positive(text: &str) -> Result<usize, String> {
     }
 }
 
+/// `--threads N`, the same for every command: at least 1, and at most 4×
+/// the machine's cores (ten thousand threads on two cores spent a minute
+/// starting up before any work).
+fn parse_threads(text: &str) -> Result<usize, String> {
+    let threads = parse_positive(text)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads > 4 * cores {
+        return Err(format!(
+            "{threads} threads on {cores} cores: at most {} (4× the cores); omit --threads for one per core",
+            4 * cores
+        ));
+    }
+    Ok(threads)
+}
+
 /// Sizes rayon's global pool; returns the thread count in use.
 fn install_threads(threads: Option<usize>) -> Result<usize> {
     if let Some(threads) = threads {

@@ -7,7 +7,7 @@ use crate::{BUNDLED_SAMPLE, STOP, install_threads, parse_percent, parse_positive
 use anyhow::{Result, bail};
 use clap::Args;
 use dyngraph::core::Semantics;
-use dyngraph::durable::SyncPolicy;
+use dyngraph::durable::{GroupCommit, SyncPolicy};
 use dyngraph::kernels::KernelName;
 use dyngraph::replay::{
     Choice, GapPolicyKind, KernelMode, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report,
@@ -64,15 +64,25 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_enum, default_value = "degree")]
     gap_policy: GapPolicyKind,
 
-    /// Directory of the durable store (`--store durable`), created fresh;
-    /// default: a temporary directory removed after the replay.
+    /// Directory of the durable store (`--store durable`), created when it
+    /// holds none; default: a temporary directory removed after the
+    /// replay. A directory that holds a store is refused unless --append.
     #[arg(long)]
     dir: Option<PathBuf>,
 
-    /// When the durable store makes updates durable: `batch` (each batch,
-    /// default), `edge`, a number N of updates, or `none` (only at close).
-    #[arg(long, default_value = "batch")]
-    sync: SyncPolicy,
+    /// Append to the durable store already in --dir (recovering it first
+    /// if its last run crashed): the stream's edges go on top of the kept
+    /// graph. Its layout (--simple, weights, in-edges) must match.
+    #[arg(long, requires = "dir")]
+    append: bool,
+
+    /// When the durable store makes updates durable: `batch` (each
+    /// batch), `edge`, a number N of updates, `group` (group commit: an
+    /// update is acknowledged once the log group holding it is synced, at
+    /// most 4,096 updates or 1 ms later; `group:N:T` to choose), or `none`
+    /// (only at close). Default: `group` with `--batch 1`, else `batch`.
+    #[arg(long)]
+    sync: Option<SyncPolicy>,
 
     /// Insert every edge in both directions.
     #[arg(long)]
@@ -120,7 +130,7 @@ pub(crate) struct ReplayArgs {
     source: Option<u32>,
 
     /// Worker threads (rayon pool).
-    #[arg(long, value_parser = parse_positive)]
+    #[arg(long, value_parser = crate::parse_threads)]
     threads: Option<usize>,
 
     #[command(flatten)]
@@ -141,7 +151,7 @@ pub(crate) struct ReplayArgs {
 
 impl ReplayArgs {
     /// Whether the JSON goes to stdout (then nothing else does).
-    pub(crate) fn json_to_stdout(&self) -> bool {
+    fn json_to_stdout(&self) -> bool {
         self.json.as_deref() == Some(std::path::Path::new("-"))
     }
 
@@ -152,7 +162,12 @@ impl ReplayArgs {
             settings: StoreSettings {
                 gap_policy: self.gap_policy,
                 durable_dir: self.dir.clone(),
-                sync: self.sync,
+                sync: self.sync.unwrap_or(if self.batch == 1 {
+                    SyncPolicy::Group(GroupCommit::default())
+                } else {
+                    SyncPolicy::EveryBatch
+                }),
+                append: self.append,
             },
             replay: ReplayOptions {
                 base_percent: self.base,
@@ -233,26 +248,28 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     if args.cluster.requested() {
         return crate::dist_cmd::replay(&args, &spec);
     }
+    args.cluster.check_unused()?;
     if let Err(error) = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed)) {
         eprintln!("warning: Ctrl-C will not stop the replay cleanly: {error}");
     }
     let report = dyngraph::replay::run(&spec, &mut Bar::default(), &STOP)?;
-    write_outputs(&args, &report, &report)
+    write_outputs(&args, &report, &report, |out| report.write_table(out))
 }
 
-/// Prints the table (unless JSON goes to stdout) and `more` rows after it,
-/// writes the files asked for (`json` as the JSON), and says which
-/// verifications failed: exit 1 if any did.
+/// Prints the notes, the table (`table`, unless JSON goes to stdout),
+/// writes the files asked for (`json` as the JSON, `report` as CSV and
+/// plot), and says which verifications failed: exit 1 if any did.
 pub(crate) fn write_outputs(
     args: &ReplayArgs,
     report: &Report,
     json: &impl serde::Serialize,
+    table: impl FnOnce(&mut std::io::StdoutLock<'static>) -> std::io::Result<()>,
 ) -> Result<ExitCode> {
     for note in &report.notes {
         eprintln!("note: {note}");
     }
     if !args.json_to_stdout() {
-        report.write_table(&mut std::io::stdout().lock())?;
+        table(&mut std::io::stdout().lock())?;
     }
     if let Some(path) = &args.json {
         crate::report::write_json(json, path)?;

@@ -1,9 +1,10 @@
 //! `dyngraph run`: one kernel on one store built from a file, GAPBS style.
 
 use crate::{install_threads, on_pool};
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use dyngraph::core::{DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId};
+use dyngraph::durable::DurableVcsr;
 use dyngraph::kernels::KernelName;
 use dyngraph::loader::EdgeStream;
 use dyngraph::replay::kernel_options;
@@ -61,7 +62,7 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     source: Option<VertexId>,
     /// Worker threads.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parse_threads)]
     threads: Option<usize>,
 }
 
@@ -73,6 +74,9 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
         .input
         .load_options()
         .nonnegative_weights(args.kernel == KernelName::Sssp);
+    if DurableVcsr::is_store_dir(&args.file) {
+        return run_on_store(&args, threads, timer);
+    }
     let kind = match args.store {
         RunStore::Store(kind) => kind,
         RunStore::Csr => {
@@ -106,6 +110,39 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
         timer,
     };
     kind.visit(&StoreSettings::default(), options, work)
+}
+
+/// `run KERNEL D` on a durable store's directory: the kernel runs on the
+/// kept graph, opened read-only in place (pull over its in-edges when it
+/// keeps them), without copying the edges.
+fn run_on_store(args: &RunArgs, threads: usize, timer: Instant) -> Result<ExitCode> {
+    if !matches!(
+        args.store,
+        RunStore::Csr | RunStore::Store(StoreKind::Durable)
+    ) {
+        eprintln!(
+            "note: {} is a durable store: the kernel runs on it in place, not on --store {:?}",
+            args.file.display(),
+            args.store
+        );
+    }
+    let store = DurableVcsr::open_read_only(&args.file)
+        .with_context(|| format!("cannot open the durable store in {}", args.file.display()))?;
+    let recovery = store.recovery_report();
+    if !recovery.clean {
+        eprintln!(
+            "note: {} was not closed cleanly: recovered in memory for this run (the files are untouched; `dyngraph recover` repairs them)",
+            args.file.display()
+        );
+    }
+    println!(
+        "{}: {} vertices, {} edges, durable store opened read-only in {:.3} s ({threads} threads)",
+        args.file.display(),
+        store.vertex_count(),
+        store.edge_count(),
+        timer.elapsed().as_secs_f64()
+    );
+    trials(&store, args, |v| v.to_string())
 }
 
 fn report_built<G: Graph>(graph: &G, args: &RunArgs, threads: usize, timer: Instant) {

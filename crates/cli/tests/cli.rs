@@ -593,7 +593,8 @@ fn durable_replay_survives_and_recover_reports_it() {
     assert_eq!(store["store"], "durable");
     assert_eq!(store["edges"], 59835);
     assert_eq!(store["kernels"]["pr"]["verified"], true);
-    assert_eq!(store["kernels"]["pr"]["mode"], "push (no in-edges)");
+    // The durable store keeps in-edges when a kernel pulls over them.
+    assert_eq!(store["kernels"]["pr"]["mode"], "pull (in-edges)");
     // The files stay, and reopen with every edge.
     let output = dyngraph(&["recover", dir_text]);
     assert!(output.status.success(), "{}", stderr(&output));
@@ -611,6 +612,95 @@ fn durable_replay_survives_and_recover_reports_it() {
     // A directory that is not a store: a clear error, exit 2.
     let output = dyngraph(&["recover", temp_dir("not-a-store").to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
+}
+
+/// Issue 26: a kept store takes tomorrow's edges (`replay --append`), and
+/// `run`, `load` and `recover --json` work on the directory in place.
+#[test]
+fn durable_store_is_appended_to_and_analysed_in_place() {
+    let dir = temp_dir("durable-kept").join("store");
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_text = dir.to_str().unwrap();
+    let first = replay_json(&["--store", "durable", "--dir", dir_text, "--batch", "5000"]);
+    let store = &first["stores"][0];
+    assert_eq!(store["edges"], 59835);
+    // Synced every batch: everything applied is acknowledged.
+    assert_eq!(store["acknowledged_edges"], 59835);
+
+    let second = replay_json(&[
+        "--store", "durable", "--dir", dir_text, "--batch", "5000", "--append",
+    ]);
+    let store = &second["stores"][0];
+    assert_eq!(
+        store["edges"],
+        2 * 59835,
+        "the second day's edges go on top"
+    );
+    assert_eq!(store["acknowledged_edges"], 2 * 59835);
+    let notes = second["notes"].to_string();
+    assert!(notes.contains("appending to the durable store"), "{notes}");
+
+    // A kernel on the kept graph, read in place.
+    let output = dyngraph(&["run", "pr", dir_text, "-n", "1", "--verify"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("[verified]")
+            && stdout.contains("119670 edges")
+            && stdout.contains("read-only"),
+        "{stdout}"
+    );
+
+    let output = dyngraph(&["load", dir_text, "--json", "-"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let load: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(load["input"], "durable-store");
+    assert_eq!(load["edges"], 2 * 59835);
+    assert_eq!(load["acknowledged_edges"], 2 * 59835);
+
+    let output = dyngraph(&["recover", dir_text, "--json", "-"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let recover: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(recover["edges"], 2 * 59835);
+    assert_eq!(recover["acknowledged_edges"], 2 * 59835);
+    assert_eq!(recover["repaired"], false);
+
+    let output = dyngraph(&["recover", dir_text, "--check"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("checked: valid"));
+
+    // A layout that differs from the kept store's is refused, naming it.
+    let output = dyngraph(&[
+        "replay", "--store", "durable", "--dir", dir_text, "--append", "--simple",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("semantics"), "{}", stderr(&output));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 26 defect 5: `--threads 10000` hung for a minute, `--threads 0`
+/// was taken by `load` and `run` and refused by `replay`.
+#[test]
+fn threads_are_checked_alike_by_every_command() {
+    for command in ["load", "run", "replay"] {
+        for threads in ["0", "100000"] {
+            let mut args = vec![command];
+            if command == "run" {
+                args.push("pr");
+            }
+            if command != "replay" {
+                args.push("../../data/CollegeMsg.txt");
+            }
+            args.extend(["--threads", threads]);
+            let output = dyngraph(&args);
+            assert_eq!(output.status.code(), Some(2), "{args:?}");
+            assert!(
+                stderr(&output).contains("--threads"),
+                "{args:?}: {}",
+                stderr(&output)
+            );
+        }
+    }
 }
 
 /// Ports free right now on 127.0.0.1 (held together so they differ).
@@ -733,6 +823,52 @@ fn distributed_replay_refuses_what_needs_the_whole_stream() {
     assert_eq!(output.status.code(), Some(2));
     let output = dyngraph(&["replay", "--hostfile", "/nonexistent/hosts"]);
     assert_eq!(output.status.code(), Some(2));
+}
+
+/// The cluster's own flags: refused on one machine, where they would do
+/// nothing; with a cluster, the partitioner reaches the report and
+/// `--gather` puts every vertex's kernel result in the JSON.
+#[test]
+fn cluster_flags_need_a_cluster_and_reach_it() {
+    for flag in [
+        &["--gather"][..],
+        &["--stall-timeout", "5"],
+        &["--partitioner", "modulo"],
+    ] {
+        let mut args = vec!["replay", "--store", "vcsr"];
+        args.extend_from_slice(flag);
+        let output = dyngraph(&args);
+        assert_eq!(output.status.code(), Some(2), "{flag:?}");
+        assert!(
+            stderr(&output).contains("need a cluster"),
+            "{flag:?}: {}",
+            stderr(&output)
+        );
+    }
+    let report = replay_json(&[
+        "--store",
+        "vcsr,pcsr",
+        "--batch",
+        "20000",
+        "--kernel",
+        "cc",
+        "--workers",
+        "2",
+        "--partitioner",
+        "modulo",
+        "--gather",
+    ]);
+    for (i, store) in ["vcsr", "pcsr"].into_iter().enumerate() {
+        let run = &report["distributed"][i];
+        assert_eq!(run["store"], store);
+        assert_eq!(run["cluster"]["partitioner"], "modulo");
+        let vertices = report["stores"][i]["vertices"].as_u64().unwrap();
+        let labels = run["values"]["cc"]["labels"].as_array().unwrap();
+        assert_eq!(labels.len() as u64, vertices, "{store}");
+        assert_eq!(labels[0], 0, "{store}: vertex 0 never occurs");
+    }
+    let without = replay_json(&["--store", "vcsr", "--kernel", "cc", "--workers", "2"]);
+    assert!(without["distributed"][0].get("values").is_none());
 }
 
 // ---- issue 20, the reliability sweep: one test per defect ----

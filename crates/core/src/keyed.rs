@@ -85,9 +85,60 @@ impl<S: Graph> Keyed<S> {
         Ok(Keyed { store, ids })
     }
 
+    /// `store`, recovered past its keys: vertices `0..ids.len()` named by
+    /// `ids`, and any vertices after them (created by updates whose keys
+    /// were never saved, such as a durable store's after a crash) isolated
+    /// and unnamed until the next new keys take them, in order.
+    ///
+    /// # Errors
+    /// [`Error::InvalidStructure`] if `ids` names more vertices than the
+    /// store has, or an unnamed vertex has an edge.
+    pub fn resume(store: S, ids: IdMap) -> Result<Self>
+    where
+        S: OutNeighbors,
+    {
+        let named = ids.len();
+        if named > store.vertex_count() {
+            return Self::new(store, ids);
+        }
+        if let Some(v) = (named..store.vertex_count())
+            .map(|v| v as VertexId)
+            .find(|&v| store.out_degree(v) > 0)
+        {
+            return Err(Error::InvalidStructure(format!(
+                "vertex {v} has edges but no key ({named} keys for {} vertices)",
+                store.vertex_count()
+            )));
+        }
+        Ok(Keyed { store, ids })
+    }
+
     /// The store, for anything read by vertex id.
     pub fn store(&self) -> &S {
         &self.store
+    }
+
+    /// Runs `work` on the store and the keys together: for an operation of
+    /// the store's own that must see both (a durable store writing its keys
+    /// before its edges). `work` must not add or remove vertices.
+    ///
+    /// # Errors
+    /// `work`'s; [`Error::InvalidStructure`] if it changed the store's
+    /// vertex count (the graph is then unusable by key: rebuild it from
+    /// [`Keyed::into_parts`]).
+    pub fn with_parts_mut<R>(
+        &mut self,
+        work: impl FnOnce(&mut S, &IdMap) -> Result<R>,
+    ) -> Result<R> {
+        let before = self.store.vertex_count();
+        let result = work(&mut self.store, &self.ids)?;
+        if self.store.vertex_count() != before {
+            return Err(Error::InvalidStructure(format!(
+                "an operation on the store and its keys changed its vertices ({before} -> {})",
+                self.store.vertex_count()
+            )));
+        }
+        Ok(result)
     }
 
     /// The keys, vertex `v` being `ids().original(v)`.

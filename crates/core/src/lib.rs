@@ -81,6 +81,7 @@ pub mod cow;
 mod csr;
 mod edges;
 mod error;
+mod fresh;
 pub mod hint;
 mod ids;
 mod keyed;

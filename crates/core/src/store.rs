@@ -260,6 +260,13 @@ pub trait GraphStore: ReadGraph + FromEdges + Snapshots + Send {
         None
     }
 
+    /// For a durable store, the edges in the graph as of its last sync
+    /// point: what a crash now would keep (a recovery reopens this many).
+    /// `None` for stores that live in memory.
+    fn acknowledged_edges(&self) -> Option<u64> {
+        None
+    }
+
     /// Freezes the graph into an immutable [`Csr`], in parallel, with the
     /// same edges in each vertex's order, and in-edges and weights when the
     /// store keeps them.

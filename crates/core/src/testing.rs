@@ -498,6 +498,73 @@ pub fn check_contract<S: DynamicStore>(
     Ok(())
 }
 
+/// A clone is a copy, not a view: a store is built from `base` and
+/// cloned, then the original takes `batch` as one batch, loses one
+/// occurrence of each of `base`'s first edges and gains three vertices.
+/// The clone must still read as `base` alone (and take updates of its
+/// own), the original as `base` with those changes. A `batch` longer than
+/// a store's small-batch threshold also pins its grouped batch path
+/// against the model's one edge at a time.
+///
+/// Returns the first difference found.
+pub fn check_clone_is_independent<S: DynamicStore + Clone>(
+    options: StoreOptions,
+    base: &[WeightedEdge],
+    batch: &[WeightedEdge],
+) -> Result<(), String> {
+    let fail = |context: &str, e: Error| format!("{context}: {e}");
+    let mut before = ReferenceGraph::new(options.semantics);
+    before
+        .insert_edges(base)
+        .map_err(|e| fail("model base", e))?;
+    let mut store =
+        S::from_edges(base, S::Options::from_shared(options)).map_err(|e| fail("from_edges", e))?;
+    let mut clone = store.clone();
+    compare_with_model(&clone, &before).map_err(|e| format!("fresh clone: {e}"))?;
+
+    let mut after = before.clone();
+    let got = store.insert_edges(batch).map_err(|e| fail("batch", e))?;
+    let want = after
+        .insert_edges(batch)
+        .map_err(|e| fail("model batch", e))?;
+    if got != want {
+        return Err(format!("batch: store reported {got:?}, model {want:?}"));
+    }
+    store.end_batch().map_err(|e| fail("end_batch", e))?;
+    for e in base.iter().take(8) {
+        let got = store
+            .delete_edge(e.src, e.dst)
+            .map_err(|e| fail("delete", e))?;
+        let want = after
+            .delete_edge(e.src, e.dst)
+            .map_err(|e| fail("model delete", e))?;
+        if got != want {
+            return Err(format!("delete {e:?}: store reported {got}, model {want}"));
+        }
+    }
+    store.add_vertices(3).map_err(|e| fail("add_vertices", e))?;
+    after
+        .add_vertices(3)
+        .map_err(|e| fail("model add_vertices", e))?;
+    compare_with_model(&store, &after).map_err(|e| format!("original after changes: {e}"))?;
+    compare_with_model(&clone, &before)
+        .map_err(|e| format!("clone after the original changed: {e}"))?;
+
+    // And the other way round: the clone's own updates leave the original.
+    if let Some(e) = base.first() {
+        clone
+            .insert_weighted_edge(e.dst, e.src, e.weight)
+            .map_err(|e| fail("clone insert", e))?;
+        before
+            .insert_weighted_edge(e.dst, e.src, e.weight)
+            .map_err(|e| fail("model clone insert", e))?;
+        compare_with_model(&clone, &before).map_err(|e| format!("clone after its insert: {e}"))?;
+        compare_with_model(&store, &after)
+            .map_err(|e| format!("original after the clone changed: {e}"))?;
+    }
+    Ok(())
+}
+
 /// The build-only part of the contract, for stores without updates
 /// (`Csr`): `from_edges`, a snapshot view, `edges()`, `to_csr()` and the
 /// capability checks, against the model of `edges`.

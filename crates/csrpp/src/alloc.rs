@@ -20,6 +20,7 @@ use parking_lot::{Mutex, MutexGuard};
 use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
 use std::cell::RefCell;
 use std::ptr::NonNull;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Which allocator a [`crate::CsrPP`] carves its edge arrays from.
@@ -468,7 +469,12 @@ impl Shard {
 
 impl Arena {
     fn new() -> Self {
-        let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
+        // Asked once per process: `available_parallelism` reads the
+        // cgroup files on Linux (10–18 µs a call here), which was most of
+        // the fixed cost of cloning a small store.
+        static THREADS: OnceLock<usize> = OnceLock::new();
+        let threads =
+            *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(4, |n| n.get()));
         let shard_count = (threads * 2).next_power_of_two().max(4);
         Self {
             shards: (0..shard_count)

@@ -34,6 +34,7 @@
 //!     Edge, FromEdges, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors, Semantics,
 //!     Snapshots,
 //! };
+//! use dyngraph_core::StoreConfig;
 //! use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 //!
 //! let options = CsrPPOptions::default()

@@ -31,6 +31,7 @@ pub enum DeleteMode {
 /// ```
 /// use dyngraph_csrpp::{AllocatorKind, CsrPPOptions, DeleteMode};
 /// use dyngraph_core::{Semantics, StoreOptions};
+/// use dyngraph_core::StoreConfig;
 /// let options = CsrPPOptions::default()
 ///     .semantics(Semantics::Simple)
 ///     .weighted(true)

@@ -99,20 +99,28 @@ impl EntryArrays {
         let run = lengths.len().div_ceil(rayon::current_num_threads()).max(1);
         lengths
             .par_chunks(run)
-            .flat_map_iter(|run| {
-                let outs: Vec<Vec<AdjList>> = run
-                    .iter()
-                    .map(|&(out, _)| Vec::with_capacity(out))
-                    .collect();
-                let incomings: Vec<Vec<AdjList>> = run
-                    .iter()
-                    .map(|&(_, incoming)| Vec::with_capacity(incoming))
-                    .collect();
-                outs.into_iter()
-                    .zip(incomings)
-                    .map(|(out, incoming)| EntryArrays { out, incoming })
-            })
+            .flat_map_iter(Self::for_run)
             .collect()
+    }
+
+    /// As [`EntryArrays::for_segments`], on the calling thread, in one run.
+    pub(crate) fn for_segments_serial(lengths: &[(usize, usize)]) -> Vec<EntryArrays> {
+        Self::for_run(lengths).collect()
+    }
+
+    /// One run's out-entry arrays, then its in-entry arrays.
+    fn for_run(run: &[(usize, usize)]) -> impl Iterator<Item = EntryArrays> {
+        let outs: Vec<Vec<AdjList>> = run
+            .iter()
+            .map(|&(out, _)| Vec::with_capacity(out))
+            .collect();
+        let incomings: Vec<Vec<AdjList>> = run
+            .iter()
+            .map(|&(_, incoming)| Vec::with_capacity(incoming))
+            .collect();
+        outs.into_iter()
+            .zip(incomings)
+            .map(|(out, incoming)| EntryArrays { out, incoming })
     }
 }
 

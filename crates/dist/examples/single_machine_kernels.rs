@@ -1,6 +1,7 @@
 //! The single-machine side of the scale-out measurements: the same
-//! Kronecker graph as `dyngraph-dist-node --kronecker SCALE`, frozen into a
-//! `Csr`, and the rayon kernels on it in a pool of `--threads` threads.
+//! Kronecker graph as `dyngraph gen kron --scale SCALE` writes (and
+//! `dyngraph replay --workers W` reads), frozen into a `Csr`, and the rayon
+//! kernels on it in a pool of `THREADS` threads.
 //!
 //! ```text
 //! cargo run --release -p dyngraph-dist --example single_machine_kernels -- SCALE [THREADS] [in-edges|replay:BATCH]
@@ -8,8 +9,8 @@
 //!
 //! Prints one JSON line: build seconds and each kernel's best-of-three
 //! seconds (BFS from the first arrival's source, printed as `source`); with `replay:BATCH`, instead the single-machine replay engine
-//! over the rebuild baseline (`CsrRebuild`, the store the distributed run
-//! uses too), base 10% and batches of `BATCH` arrivals.
+//! over the rebuild baseline (`CsrRebuild`, the store of the distributed
+//! runs in docs/scale-out.md), base 10% and batches of `BATCH` arrivals.
 
 use dyngraph_core::StoreConfig;
 use dyngraph_core::{Csr, CsrOptions, Graph};

@@ -260,7 +260,7 @@ impl Network {
 /// peer hangs or is stopped, or the timeout is shorter than a local phase).
 /// In those last two cases timely's threads may still be blocked on the
 /// peer: this function returns without them, and the caller should end the
-/// process (the `dyngraph-dist-node` binary does).
+/// process (the `dyngraph` CLI does: it returns from `main`).
 pub fn replay<S: DynamicStore + 'static>(
     cluster: &Cluster,
     input: DistInput,
@@ -397,6 +397,9 @@ pub fn replay<S: DynamicStore + 'static>(
 }
 
 /// What the driver thread and the workers tell [`replay`].
+// A handful of events per run (one per worker, then one): their size does
+// not matter, and boxing the report would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 enum Event {
     /// One worker's result, as soon as it has it.
     Worker(Result<Option<DistReport>>),

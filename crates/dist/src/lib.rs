@@ -10,6 +10,14 @@
 //! [`StoreOptions::in_edges`](dyngraph_core::StoreOptions) a reversed copy
 //! of each edge also lives at the owner of its destination.
 //!
+//! [`run_spec`] runs the replay job of `dyngraph-replay`
+//! ([`ReplaySpec`](dyngraph_replay::ReplaySpec), what `dyngraph replay`
+//! parses its flags into) over a [`Cluster`]: every store the spec names,
+//! through the store registry, into a [`DistributedReport`] (the
+//! single-machine report plus per-worker counters). [`replay`] is the layer
+//! under it: one store type, one input (a file or a generated graph), every
+//! knob of [`DistOptions`].
+//!
 //! # A replay
 //!
 //! 1. **Read**: every worker parses its own byte range of the file (cut at
@@ -114,6 +122,7 @@ mod cluster;
 mod connect;
 mod hosts;
 mod input;
+mod job;
 mod kernels;
 mod mailbox;
 mod memory;
@@ -125,6 +134,7 @@ mod shipment;
 
 pub use cluster::{Cluster, replay};
 pub use input::DistInput;
+pub use job::{DistSettings, DistributedReport, DistributedRun, run_spec};
 pub use kernels::is_distributed;
 pub use mailbox::Traffic;
 pub use partition::Partitioner;

@@ -315,6 +315,7 @@ fn empty_summary<S: DynamicStore>(options: &DistOptions) -> StoreSummary {
         kernels: BTreeMap::new(),
         kernel_timeline: Vec::new(),
         maintained: BTreeMap::new(),
+        acknowledged_edges: None,
         interrupted: false,
         records: Vec::new(),
     }

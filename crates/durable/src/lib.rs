@@ -187,6 +187,7 @@ mod concurrent;
 mod failpoint;
 mod files;
 pub mod format;
+mod keys;
 mod lock;
 mod options;
 mod read;
@@ -197,6 +198,7 @@ mod wal;
 
 pub use concurrent::ConcurrentWriter;
 pub use format::Mark;
+pub use keys::KEYS_FILE;
 pub use options::{DurableOptions, GroupCommit, SyncPolicy};
 pub use read::{DurableInEdges, DurableNeighbors, DurableWeightedNeighbors, DurableWeights};
 pub use stats::{Commit, DurableStats, RecoveryReport};

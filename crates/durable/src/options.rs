@@ -151,9 +151,15 @@ pub struct DurableOptions {
     /// store keeps a second, transposed edge array (`in-edges.dat`): every
     /// update writes both, pull kernels read it.
     pub store: StoreOptions,
-    /// The store's directory (created if missing; must not hold a store).
-    /// `None`: a fresh temporary directory, deleted on drop.
+    /// The store's directory (created if missing; must not hold a store
+    /// unless [`DurableOptions::append`]). `None`: a fresh temporary
+    /// directory, deleted on drop.
     pub dir: Option<PathBuf>,
+    /// When `dir` already holds a store, `from_edges` opens it (recovering
+    /// it if the last run crashed) and appends the edges to it as one
+    /// batch, instead of refusing the directory. Its layout (semantics,
+    /// weights, in-edges) must agree with `store`. Default off.
+    pub append: bool,
     /// When updates become durable.
     pub sync: SyncPolicy,
     /// DGAP's per-section edge logs (default on). Off is the "No EL"
@@ -200,6 +206,7 @@ impl From<StoreOptions> for DurableOptions {
         Self {
             store,
             dir: None,
+            append: false,
             sync: SyncPolicy::EveryBatch,
             edge_log: true,
             vertices_per_section: 64,
@@ -246,6 +253,12 @@ impl DurableOptions {
     /// Sets [`DurableOptions::dir`].
     pub fn dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.dir = Some(dir.into());
+        self
+    }
+
+    /// Sets [`DurableOptions::append`].
+    pub fn append(mut self, on: bool) -> Self {
+        self.append = on;
         self
     }
 

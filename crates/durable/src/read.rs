@@ -543,7 +543,20 @@ impl FromEdges for DurableVcsr {
     /// or a fresh temporary directory) with `edges` laid out in one pass
     /// (a single rewrite of each array at the rewrite density), durable
     /// when this returns; a crash before then leaves no store.
+    ///
+    /// With [`DurableOptions::append`] and a `dir` that holds a store, opens
+    /// it instead ([`DurableVcsr::open_or_create`]) and inserts `edges` as
+    /// one batch, durable when this returns.
     fn from_edges<S: EdgeSource + ?Sized>(edges: &S, options: DurableOptions) -> Result<Self> {
+        if options.append
+            && let Some(dir) = &options.dir
+            && DurableVcsr::is_store_dir(dir)
+        {
+            let (mut store, _) = DurableVcsr::open_or_create(dir, &options)?;
+            store.insert_edges(edges)?;
+            store.sync()?;
+            return Ok(store);
+        }
         DurableVcsr::create_from(options, Some(edges))
     }
 }
@@ -574,6 +587,11 @@ impl GraphStore for DurableVcsr {
         distributable: false,
         concurrent_writers: false,
     };
+
+    /// [`DurableVcsr::acknowledged`]'s edges.
+    fn acknowledged_edges(&self) -> Option<u64> {
+        Some(self.acknowledged().edges)
+    }
 
     /// The DRAM vertex arrays and section tables plus the mapped lengths of
     /// the edge arrays and the edge logs.

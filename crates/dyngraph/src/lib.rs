@@ -168,8 +168,8 @@ pub mod petgraph;
 pub mod prelude {
     pub use dyngraph_core::{
         ByKey, Capabilities, Csr, CsrOptions, CsrRebuild, DynamicStore, Edge, EdgeChunk,
-        EdgeSource, EdgeWeights, Error, FromEdges, GraphStore, GraphUpdate, IdKey, IdMap, InEdges,
-        InNeighbors, Keyed, OutNeighbors, ReadGraph, Semantics, Snapshots, StoreConfig,
+        EdgeSource, EdgeWeights, Error, FromEdges, GraphStore, GraphUpdate, IdKey, IdKind, IdMap,
+        InEdges, InNeighbors, Keyed, OutNeighbors, ReadGraph, Semantics, Snapshots, StoreConfig,
         StoreOptions, VertexId, Weight, WeightedEdge, WeightedNeighbors,
     };
     // The `Graph` trait's methods without its name, which stays free for
@@ -190,7 +190,7 @@ pub mod prelude {
         verify_pagerank, verify_sssp,
     };
     #[cfg(feature = "loader")]
-    pub use dyngraph_loader::{EdgeStream, LoadOptions, load_csr, load_edge_stream};
+    pub use dyngraph_loader::{EdgeStream, IdMode, LoadOptions, load_csr, load_edge_stream};
     #[cfg(feature = "vcsr")]
     pub use dyngraph_vcsr::{Bal, Pcsr, Vcsr, VcsrOptions};
 }

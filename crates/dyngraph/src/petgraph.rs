@@ -17,8 +17,7 @@
 //!   `(source, position in the source's out-list)`.
 //! - Incoming neighbours (`kosaraju_scc`, `toposort`, `Reversed`) need a
 //!   graph built with in-edges; asking a graph without them panics with
-//!   the capability error rather than answering with an empty list. The
-//!   durable store keeps no in-edges.
+//!   the capability error rather than answering with an empty list.
 //!
 //! `dyngraph_core::petgraph` has the full mapping; a store type of one's
 //! own gets the traits with [`impl_petgraph_traits!`].

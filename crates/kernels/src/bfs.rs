@@ -145,6 +145,7 @@ impl BfsResult {
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
+/// use dyngraph_core::StoreConfig;
 /// use dyngraph_kernels::{BfsOptions, bfs, verify_bfs};
 ///
 /// let edges = [Edge::new(0, 1), Edge::new(1, 2), Edge::new(0, 3)];

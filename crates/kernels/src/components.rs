@@ -111,6 +111,7 @@ impl ComponentsResult {
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
+/// use dyngraph_core::StoreConfig;
 /// use dyngraph_kernels::{ComponentsAlgorithm, ComponentsOptions, connected_components,
 ///     verify_components};
 ///

@@ -293,6 +293,7 @@ impl KernelOutput {
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
+/// use dyngraph_core::StoreConfig;
 /// use dyngraph_kernels::{KernelName, run, verify};
 ///
 /// let edges = [Edge::new(0, 1), Edge::new(1, 2), Edge::new(2, 0)];

@@ -64,6 +64,7 @@
 //!
 //! ```
 //! use dyngraph_core::{Csr, CsrOptions, Edge};
+//! use dyngraph_core::StoreConfig;
 //! use dyngraph_kernels::{KernelName, KernelOptions, SsspOptions, run, verify};
 //!
 //! let edges = [Edge::new(0, 1), Edge::new(1, 2), Edge::new(2, 0), Edge::new(2, 3)];
@@ -83,6 +84,7 @@
 //!
 //! ```
 //! use dyngraph_core::{Csr, CsrOptions, Edge};
+//! use dyngraph_core::StoreConfig;
 //! use dyngraph_kernels::*;
 //!
 //! // Two triangles sharing vertex 2, plus an isolated vertex 5.

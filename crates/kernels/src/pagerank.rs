@@ -119,6 +119,7 @@ impl PageRankResult {
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
+/// use dyngraph_core::StoreConfig;
 /// use dyngraph_kernels::{PageRankOptions, pagerank, verify_pagerank};
 ///
 /// // A directed 3-cycle: every vertex ends with a third of the rank.

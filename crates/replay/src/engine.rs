@@ -179,6 +179,10 @@ pub struct StoreSummary {
     /// ([`crate::KernelMode::Incremental`] or `Both`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub maintained: BTreeMap<String, crate::MaintainedSummary>,
+    /// For a durable store, the edges acknowledged durable when the replay
+    /// ended (as of its last sync point).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acknowledged_edges: Option<u64>,
     /// Whether the replay was stopped early.
     pub interrupted: bool,
     /// Every timed group, in order.
@@ -456,6 +460,7 @@ pub fn replay<S: DynamicStore>(
         kernels: BTreeMap::new(),
         kernel_timeline: Vec::new(),
         maintained: BTreeMap::new(),
+        acknowledged_edges: store.acknowledged_edges(),
         interrupted,
         records,
     };

@@ -34,6 +34,7 @@ use crate::report::{InputSummary, Report};
 use crate::stream::{Order, Stream};
 use crate::window::Window;
 use dyngraph_core::{DynamicStore, Error, Result, Semantics, VertexId};
+use dyngraph_durable::DurableVcsr;
 use dyngraph_kernels::KernelName;
 use dyngraph_loader::{LoadOptions, load_edge_stream};
 use std::path::PathBuf;
@@ -126,9 +127,9 @@ impl ReplaySpec {
                     dir.display()
                 )));
             }
-            if dir.join("superblock").exists() {
+            if !self.settings.append && DurableVcsr::is_store_dir(dir) {
                 return Err(Error::InvalidArgument(format!(
-                    "{} already holds a durable store: replay creates a fresh one, so remove it or pick another directory",
+                    "{} already holds a durable store: append to it (`append` in the settings, --append on the command line), or pick another directory",
                     dir.display()
                 )));
             }
@@ -220,6 +221,16 @@ pub fn run_on(
     let mut notes = Vec::new();
     if let Some(ids) = &stream.ids {
         notes.push(format!("{}: {}", spec.input.display(), ids.relabel_note()));
+    }
+    if spec.settings.append
+        && spec.stores.contains(&StoreKind::Durable)
+        && let Some(dir) = &spec.settings.durable_dir
+        && DurableVcsr::is_store_dir(dir)
+    {
+        notes.push(format!(
+            "appending to the durable store in {} (the base goes in as one batch)",
+            dir.display()
+        ));
     }
     let mut summaries = Vec::new();
     let mut verify_failures = Vec::new();

@@ -20,7 +20,7 @@
 //! let mut checkpoints = KernelCheckpoints::new(kernels, None, true, 0);
 //! let options = ReplayOptions { batch: 10, ..ReplayOptions::default() };
 //! let (summary, store) = replay::<CsrRebuild>(
-//!     plan.options, plan.options, &stream, &options, &AtomicBool::new(false), &mut checkpoints,
+//!     plan.options, &stream, &options, &AtomicBool::new(false), &mut checkpoints,
 //! )?;
 //! assert_eq!(summary.edges, 1000);
 //! assert_eq!(summary.batch_count, 90); // 10% base, then batches of 10

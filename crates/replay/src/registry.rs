@@ -74,6 +74,9 @@ pub struct StoreSettings {
     pub durable_dir: Option<PathBuf>,
     /// When the durable store makes updates durable.
     pub sync: SyncPolicy,
+    /// A `durable_dir` that already holds a store is opened and appended
+    /// to (after recovery, if its last run crashed) instead of refused.
+    pub append: bool,
 }
 
 /// The registry's list: each entry is the kind, its name on the command
@@ -87,8 +90,13 @@ macro_rules! stores {
             $kind:ident = $name:literal => $visit:block
         )*
     ) => {
-        /// A store of the contract, by name: the registry's key (see the
-        /// [module docs](self)).
+        /// A store of the contract, by name: the registry's key. The CLI,
+        /// the replay job, `dyngraph-dist` and the benches dispatch through
+        /// [`StoreKind::visit`]: generic code written once as a
+        /// [`StoreVisitor`] runs on the store type a kind names, built with
+        /// options from [`StoreSettings`]; [`StoreKind::capabilities`] reads
+        /// the type's `GraphStore::CAPABILITIES`. Adding a store is one
+        /// entry of the registry's list.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
         pub enum StoreKind {
@@ -153,7 +161,9 @@ stores! {
     /// Durable VCSR (DGAP) in files (directory and sync policy from the
     /// settings).
     Durable = "durable" => {
-        let mut options = DurableOptions::from(shared).sync(settings.sync);
+        let mut options = DurableOptions::from(shared)
+            .sync(settings.sync)
+            .append(settings.append);
         if let Some(dir) = &settings.durable_dir {
             options = options.dir(dir);
         }
@@ -275,8 +285,9 @@ mod tests {
             <Vcsr as GraphStore>::CAPABILITIES
         );
         assert!(StoreKind::Durable.capabilities().durable);
+        assert!(!StoreKind::Durable.capabilities().distributable);
         let (fitted, notes) = StoreKind::Durable.fit(StoreOptions::default().in_edges(true));
-        assert!(!fitted.in_edges && notes.len() == 1, "{notes:?}");
+        assert!(fitted.in_edges && notes.is_empty(), "{notes:?}");
         let (fitted, notes) = StoreKind::Vcsr.fit(StoreOptions::default().in_edges(true));
         assert!(fitted.in_edges && notes.is_empty());
     }

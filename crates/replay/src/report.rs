@@ -128,6 +128,15 @@ impl Report {
                 },
             )?;
         }
+        for store in &self.stores {
+            if let Some(acknowledged) = store.acknowledged_edges {
+                writeln!(
+                    out,
+                    "{}: {acknowledged} of {} edges acknowledged durable (as of the last sync point)",
+                    store.store, store.edges
+                )?;
+            }
+        }
         self.write_kernel_rows(out)?;
         self.write_maintained_rows(out)
     }

@@ -58,7 +58,7 @@ pub fn default_in_edge_pma_options() -> PmaOptions {
 /// the policy (and the type).
 ///
 /// ```
-/// use dyngraph_core::{StoreConfig, StoreOptions};
+/// use dyngraph_core::{Semantics, StoreConfig, StoreOptions};
 /// use dyngraph_vcsr::{Even, Vcsr, VcsrOptions, default_in_edge_pma_options, default_out_edge_pma_options};
 ///
 /// // Both arrays as dense as the in-edge default (fewer bytes per edge,

@@ -88,8 +88,8 @@ impl<S: DynamicStore> KernelContext<'_, S> {
         let root = self.local_forest(first, None)?;
         // Each local component's smallest id; an owned vertex starts at it.
         let mut smallest = vec![VertexId::MAX; local_count];
-        for x in 0..local_count {
-            let r = root[x] as usize;
+        for (x, &r) in root.iter().enumerate().take(local_count) {
+            let r = r as usize;
             smallest[r] = smallest[r].min(self.partition.ids.global(x as VertexId));
         }
         // Labels of owned vertices (p), and of ghosts as their owners

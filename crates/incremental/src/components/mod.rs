@@ -90,6 +90,7 @@ impl DynamicComponentsOptions {
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
+/// use dyngraph_core::StoreConfig;
 /// use dyngraph_incremental::{ChangeLog, DynamicComponents, IncrementalKernel};
 ///
 /// let options = CsrOptions::default().in_edges(true);

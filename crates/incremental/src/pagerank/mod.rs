@@ -228,6 +228,7 @@ impl DynamicPageRankOptions {
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
+/// use dyngraph_core::StoreConfig;
 /// use dyngraph_incremental::{
 ///     ChangeLog, DynamicPageRank, DynamicPageRankOptions, IncrementalKernel, reference_pagerank,
 /// };

@@ -42,6 +42,7 @@ impl DynamicBfsOptions {
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge};
+/// use dyngraph_core::StoreConfig;
 /// use dyngraph_incremental::{
 ///     ChangeLog, DynamicBfs, DynamicBfsOptions, IncrementalKernel, PathThresholds,
 /// };

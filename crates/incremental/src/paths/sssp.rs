@@ -54,6 +54,7 @@ impl DynamicSsspOptions {
 ///
 /// ```
 /// use dyngraph_core::{Csr, CsrOptions, Edge, WeightedEdge};
+/// use dyngraph_core::StoreConfig;
 /// use dyngraph_incremental::{ChangeLog, DynamicSssp, DynamicSsspOptions, IncrementalKernel};
 ///
 /// let options = CsrOptions::default().in_edges(true);

@@ -1,45 +1,39 @@
 //! The cluster mode's faults, each pinned by a test named after the bug
 //! the reliability trial found (issue 29): a lost peer, a bad host file, an
 //! address in use, status text on stdout, a stopped peer. Clusters of
-//! `dyngraph-dist-node` processes on 127.0.0.1; every child is killed when
-//! a test ends and every wait is bounded.
+//! `dyngraph replay --hostfile FILE --process I` processes on 127.0.0.1;
+//! every child is killed when a test ends and every wait is bounded. Every
+//! error exits 2, the CLI's code for an error.
 
 mod common;
 
-use common::college_msg;
 use common::nodes::*;
+use common::{college_msg, replay_command};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-const NODE: &str = env!("CARGO_BIN_EXE_dyngraph-dist-node");
-
 /// A replay of CollegeMsg long enough to interrupt: about 120 epochs of at
 /// least 50 ms.
 fn slow_args() -> Vec<String> {
-    let input = college_msg();
-    strings(&[
-        "--input",
-        input.to_str().unwrap(),
-        "--batch",
-        "500",
-        "--throttle-ms",
-        "50",
-    ])
+    strings(&["--store", "vcsr", "--batch", "500", "--throttle-ms", "50"])
 }
 
-/// Starts a cluster of nodes on `hosts`, each with `args`.
+/// `dyngraph replay` of CollegeMsg as process `process` of `hosts`.
+fn node(hosts: &Path, process: usize, args: &[String]) -> Command {
+    let mut command = replay_command(&college_msg(), args);
+    command
+        .arg("--hostfile")
+        .arg(hosts)
+        .args(["--process", &process.to_string()]);
+    command
+}
+
+/// Starts a cluster of `dyngraph replay` processes on `hosts`, each with
+/// `args`.
 fn start(dir: &Path, hosts: &Path, processes: usize, args: &[String]) -> Children {
-    start_each(dir, 0..processes, |process| {
-        let mut command = Command::new(NODE);
-        command
-            .args(args)
-            .arg("--hostfile")
-            .arg(hosts)
-            .args(["--process", &process.to_string()]);
-        command
-    })
+    start_each(dir, 0..processes, |process| node(hosts, process, args))
 }
 
 /// Lines a process wrote on stderr, blank ones left out.
@@ -69,7 +63,7 @@ fn peer_loss_prints_one_line_naming_the_lost_process() {
     let ended = children.wait_for(&[0, 1], Duration::from_secs(30));
     for (process, (code, took)) in ended.into_iter().enumerate() {
         let stderr = children.stderr_of(process);
-        assert_eq!(code, Some(1), "process {process}:\n{stderr}");
+        assert_eq!(code, Some(2), "process {process}:\n{stderr}");
         assert!(
             took < Duration::from_secs(2),
             "process {process} took {took:?}"
@@ -84,6 +78,7 @@ fn peer_loss_prints_one_line_naming_the_lost_process() {
             printed[0]
         );
         assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(children.stdout_of(process).is_empty());
     }
 }
 
@@ -109,7 +104,7 @@ fn host_file_bad_line_is_named_by_every_process_at_once() {
         let ended = children.wait_for(&[0, 1, 2], Duration::from_secs(30));
         for (process, (code, took)) in ended.into_iter().enumerate() {
             let stderr = children.stderr_of(process);
-            assert_eq!(code, Some(1), "{bad}, process {process}:\n{stderr}");
+            assert_eq!(code, Some(2), "{bad}, process {process}:\n{stderr}");
             assert!(
                 took < Duration::from_secs(2),
                 "{bad}: process {process} took {took:?}"
@@ -147,7 +142,7 @@ fn address_in_use_on_process_0_is_named_by_every_process() {
     let address = format!("127.0.0.1:{taken}");
     for (process, (code, took)) in ended.into_iter().enumerate() {
         let stderr = children.stderr_of(process);
-        assert_eq!(code, Some(1), "process {process}:\n{stderr}");
+        assert_eq!(code, Some(2), "process {process}:\n{stderr}");
         assert!(
             took < Duration::from_secs(8),
             "process {process} took {took:?}"
@@ -167,26 +162,18 @@ fn address_in_use_on_process_0_is_named_by_every_process() {
 
 /// With the report on stdout, stdout began with timely's "awaiting
 /// connections (at 0/2)" before the JSON. Now stdout holds the JSON alone,
-/// however long process 0 waits for its peers.
+/// however long process 0 waits for its peers, and the other process
+/// writes nothing there.
 #[test]
 fn cluster_json_on_stdout_has_no_status_text() {
     let scratch = Scratch::new("stdout");
     let hosts = hostfile(scratch.path(), 2);
-    let input = college_msg();
-    let args = strings(&["--input", input.to_str().unwrap(), "--batch", "20000"]);
-    let node = |process: usize| {
-        let mut command = Command::new(NODE);
-        command
-            .args(&args)
-            .arg("--hostfile")
-            .arg(&hosts)
-            .args(["--process", &process.to_string()]);
-        command
-    };
+    let args = strings(&["--store", "vcsr", "--batch", "20000", "--json", "-"]);
+    let process = |process: usize| node(&hosts, process, &args);
     // Process 0 first, alone for a while: timely printed its wait then.
-    let mut children = start_each(scratch.path(), 0..1, node);
+    let mut children = start_each(scratch.path(), 0..1, process);
     std::thread::sleep(Duration::from_millis(1500));
-    let mut late = start_each(scratch.path(), 1..2, node);
+    let mut late = start_each(scratch.path(), 1..2, process);
     let codes = late.wait_all(Duration::from_secs(30));
     assert_eq!(codes, [Some(0)], "{}", late.stderr_text());
     let codes = children.wait_all(Duration::from_secs(30));
@@ -194,7 +181,7 @@ fn cluster_json_on_stdout_has_no_status_text() {
     let stdout = children.stdout_of(0);
     let report: serde_json::Value = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{stdout}"));
-    assert_eq!(report["report"]["summary"]["edges"], 59_835);
+    assert_eq!(report["stores"][0]["edges"], 59_835);
     assert!(late.stdout_of(0).is_empty());
 }
 
@@ -215,7 +202,7 @@ fn stopped_peer_ends_the_others_with_the_stall_error() {
     children.signal(2, "CONT");
     for (process, (code, took)) in ended.into_iter().enumerate() {
         let stderr = children.stderr_of(process);
-        assert_eq!(code, Some(1), "process {process}:\n{stderr}");
+        assert_eq!(code, Some(2), "process {process}:\n{stderr}");
         assert!(
             took >= Duration::from_millis(2500) && took < Duration::from_secs(8),
             "process {process} took {took:?}"

@@ -1,50 +1,68 @@
-//! Clusters of `dyngraph-dist-node` processes on 127.0.0.1 with a host
-//! file: their results equal a one-process run and the single machine's,
-//! and a process that never comes makes the others exit with a clear error
-//! instead of hanging (the other faults: `faults.rs`). Every child is
-//! killed when a test ends, passes or fails (the guard's `Drop`), and every
-//! wait is bounded.
+//! Clusters of `dyngraph replay --hostfile FILE --process I` processes on
+//! 127.0.0.1: their results equal a one-process run (`--workers 1`) and
+//! the single machine's, and a process that never comes makes the others
+//! exit with a clear error instead of hanging (the other faults:
+//! `cluster_faults.rs`). Every child is killed when a test ends, passes or
+//! fails (the guard's `Drop`), and every wait is bounded.
+//!
+//! The store is `csr-rebuild`: it keeps neighbours in arrival order, as the
+//! single machine's rebuild does, so walk counts agree bit for bit.
 
 mod common;
 
 use common::nodes::*;
 use common::*;
-use dyngraph_core::StoreOptions;
-use dyngraph_kernels::{KernelName, PageRankMethod, PageRankResult, verify_pagerank};
-use dyngraph_loader::{Format, Generator, LoadOptions, write_edges};
-use dyngraph_replay::{ReplayOptions, Window};
+use dyngraph::core::{Semantics, StoreOptions};
+use dyngraph::kernels::{
+    KernelName, KernelOutput, PageRankMethod, PageRankResult, serial_bfs_depths, verify_pagerank,
+};
+use dyngraph::loader::LoadOptions;
+use dyngraph::replay::{ReplayOptions, Window};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
-const NODE: &str = env!("CARGO_BIN_EXE_dyngraph-dist-node");
+/// `dyngraph replay FILE --store csr-rebuild --gather FLAGS`: the job
+/// every process of a test runs (`flags` split at blanks).
+fn job(file: &Path, flags: &str) -> Vec<String> {
+    let mut all = strings(&[file.to_str().unwrap(), "--store", "csr-rebuild", "--gather"]);
+    all.extend(flags.split_whitespace().map(str::to_string));
+    all
+}
 
-/// Starts `processes` nodes with `threads` workers each on a fresh host
-/// file; process 0 writes its report to `scratch/out.json`.
+/// Starts `processes` processes with `threads` workers each on a fresh
+/// host file; process 0 writes its report to `scratch/out.json`.
 fn start(scratch: &Path, processes: usize, threads: usize, args: &[String]) -> Children {
     let hosts = hostfile(scratch, processes);
     start_each(scratch, 0..processes, |process| {
-        let mut command = Command::new(NODE);
+        let mut command = std::process::Command::new(DYNGRAPH);
         command
+            .arg("replay")
             .args(args)
             .arg("--hostfile")
             .arg(&hosts)
             .args(["--process", &process.to_string()])
             .args(["--workers", &threads.to_string()])
-            .arg("--output")
+            .arg("--json")
             .arg(scratch.join("out.json"));
         command
     })
 }
 
 /// Runs a cluster to completion and returns process 0's report; retries
-/// once with new ports if one was taken between choosing and binding.
+/// with new ports if one was taken between choosing and binding.
 fn run_cluster(scratch: &Path, processes: usize, threads: usize, args: &[String]) -> Value {
     for attempt in 0..3 {
         let mut children = start(scratch, processes, threads, args);
         let codes = children.wait_all(Duration::from_secs(60));
         if codes.iter().all(|&c| c == Some(0)) {
+            for process in 1..processes {
+                assert!(
+                    children.stdout_of(process).is_empty(),
+                    "process {process} wrote on stdout"
+                );
+            }
             let text = std::fs::read_to_string(scratch.join("out.json")).unwrap();
             return serde_json::from_str(&text).unwrap();
         }
@@ -60,9 +78,10 @@ fn run_cluster(scratch: &Path, processes: usize, threads: usize, args: &[String]
 /// The same job as one process with one worker.
 fn run_single_process(scratch: &Path, args: &[String]) -> Value {
     let out = scratch.join("single.json");
-    let status = Command::new(NODE)
+    let status = std::process::Command::new(DYNGRAPH)
+        .arg("replay")
         .args(args)
-        .arg("--output")
+        .args(["--workers", "1", "--json"])
         .arg(&out)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -73,7 +92,7 @@ fn run_single_process(scratch: &Path, args: &[String]) -> Value {
 }
 
 fn counts(report: &Value) -> Vec<u64> {
-    let s = &report["report"]["summary"];
+    let s = &report["stores"][0];
     [
         "base_edges",
         "edges_inserted",
@@ -96,6 +115,11 @@ fn u32s(value: &Value) -> Vec<u32> {
         .collect()
 }
 
+/// The gathered kernel values of a report's (only) store.
+fn values(report: &Value) -> &Value {
+    &report["distributed"][0]["values"]
+}
+
 /// Checks a cluster's report against the one-process run and the single
 /// machine.
 fn check(cluster: &Value, one: &Value, single: &SingleMachine, what: &str) {
@@ -111,29 +135,23 @@ fn check(cluster: &Value, one: &Value, single: &SingleMachine, what: &str) {
     assert_eq!(counts(cluster), expected, "{what}: cluster counts");
     assert_eq!(counts(one), expected, "{what}: one-process counts");
     assert!(
-        cluster["report"]["verify_failures"]
-            .as_array()
-            .unwrap()
-            .is_empty(),
+        cluster.get("verify_failures").is_none(),
         "{what}: {}",
-        cluster["report"]["verify_failures"]
+        cluster["verify_failures"]
     );
-    let values = &cluster["values"];
+    let (values, one_values) = (values(cluster), values(one));
     for (name, output) in &single.outputs {
         match output {
-            dyngraph_kernels::KernelOutput::Bfs(s) => {
-                let serial = dyngraph_kernels::serial_bfs_depths(&single.graph, s.source);
+            KernelOutput::Bfs(s) => {
+                let serial = serial_bfs_depths(&single.graph, s.source);
                 assert_eq!(u32s(&values[name]["depths"]), serial, "{what}: bfs");
-                assert_eq!(
-                    values[name], one["values"][name],
-                    "{what}: bfs, one process"
-                );
+                assert_eq!(values[name], one_values[name], "{what}: bfs, one process");
             }
-            dyngraph_kernels::KernelOutput::Components(s) => {
+            KernelOutput::Components(s) => {
                 assert_eq!(u32s(&values[name]["labels"]), s.labels, "{what}: cc");
-                assert_eq!(values[name], one["values"][name], "{what}: cc, one process");
+                assert_eq!(values[name], one_values[name], "{what}: cc, one process");
             }
-            dyngraph_kernels::KernelOutput::ReverseWalks(s) => {
+            KernelOutput::ReverseWalks(s) => {
                 let bits: Vec<u64> = values[name]["visits_bits"]
                     .as_array()
                     .unwrap()
@@ -150,21 +168,18 @@ fn check(cluster: &Value, one: &Value, single: &SingleMachine, what: &str) {
                     "{what}: walks"
                 );
                 assert_eq!(visits.len(), s.visits.len());
-                assert_eq!(
-                    values[name], one["values"][name],
-                    "{what}: walks, one process"
-                );
+                assert_eq!(values[name], one_values[name], "{what}: walks, one process");
             }
-            dyngraph_kernels::KernelOutput::PageRank(_) => {
-                for report in [cluster, one] {
+            KernelOutput::PageRank(_) => {
+                for report in [values, one_values] {
                     let result = PageRankResult {
-                        scores: report["values"][name]["scores_bits"]
+                        scores: report[name]["scores_bits"]
                             .as_array()
                             .unwrap()
                             .iter()
                             .map(|v| f32::from_bits(v.as_u64().unwrap() as u32))
                             .collect(),
-                        iterations: report["values"][name]["iterations"].as_u64().unwrap() as usize,
+                        iterations: report[name]["iterations"].as_u64().unwrap() as usize,
                         last_change: 0.0,
                         method: PageRankMethod::Push,
                         damping: 0.85,
@@ -178,25 +193,21 @@ fn check(cluster: &Value, one: &Value, single: &SingleMachine, what: &str) {
     }
 }
 
+const ALL_KERNELS: [KernelName; 4] = [
+    KernelName::PageRank,
+    KernelName::Bfs,
+    KernelName::Afforest,
+    KernelName::ReverseWalks,
+];
+
 #[test]
 fn three_processes_on_college_msg_equal_one_process_and_one_machine() {
     let scratch = Scratch::new("college");
     let input = college_msg();
-    let args = strings(&[
-        "--input",
-        input.to_str().unwrap(),
-        "--batch",
-        "5000",
-        "--window",
-        "20000edges",
-        "--kernels",
-        "pr,bfs,cc,rw",
-        "--source",
-        "1",
-        "--verify",
-        "--stall-timeout",
-        "30",
-    ]);
+    let args = job(
+        &input,
+        "--batch 5000 --window 20000edges --kernel pr,bfs,cc,rw --in-edges off --source 1 --verify --stall-timeout 30",
+    );
     let cluster = run_cluster(&scratch.0, 3, 1, &args);
     let one = run_single_process(&scratch.0, &args);
     let replay = ReplayOptions {
@@ -204,21 +215,21 @@ fn three_processes_on_college_msg_equal_one_process_and_one_machine() {
         window: Some(Window::Edges(20_000)),
         ..ReplayOptions::default()
     };
-    let kernels = [
-        KernelName::PageRank,
-        KernelName::Bfs,
-        KernelName::Afforest,
-        KernelName::ReverseWalks,
-    ];
     let single = single_machine(
         &stream_of(&input, &LoadOptions::default()),
         &replay,
         StoreOptions::default(),
-        &kernels,
+        &ALL_KERNELS,
         1,
     );
     check(&cluster, &one, &single, "CollegeMsg, 3 processes");
-    let workers = cluster["report"]["workers"].as_array().unwrap();
+    for kernel in ["pr", "bfs", "cc", "rw"] {
+        assert_eq!(
+            cluster["stores"][0]["kernels"][kernel]["verified"], true,
+            "{kernel}"
+        );
+    }
+    let workers = cluster["distributed"][0]["workers"].as_array().unwrap();
     assert_eq!(workers.len(), 3);
     // Between processes every byte is remote.
     for worker in workers {
@@ -232,27 +243,20 @@ fn three_processes_on_college_msg_equal_one_process_and_one_machine() {
 fn two_processes_of_two_workers_on_a_kronecker_graph_equal_one_machine() {
     let scratch = Scratch::new("kron");
     let path = scratch.0.join("kron.el");
-    write_edges(
+    let generated = std::process::Command::new(DYNGRAPH)
+        .args(["gen", "kron", "--scale", "10", "--seed", "3", "-o"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
+    let args = job(
         &path,
-        &Generator::kronecker(10, 16).seed(3).generate().unwrap(),
-        Format::EdgeList,
-    )
-    .unwrap();
-    let args = strings(&[
-        "--input",
-        path.to_str().unwrap(),
-        "--batch",
-        "4000",
-        "--base-percent",
-        "40",
-        "--kernels",
-        "pr,bfs,cc,rw",
-        "--source",
-        "0",
-        "--in-edges",
-        "--stall-timeout",
-        "30",
-    ]);
+        "--batch 4000 --base 40 --kernel pr,bfs,cc,rw --source 0 --in-edges on --stall-timeout 30",
+    );
     let cluster = run_cluster(&scratch.0, 2, 2, &args);
     let one = run_single_process(&scratch.0, &args);
     let replay = ReplayOptions {
@@ -260,21 +264,15 @@ fn two_processes_of_two_workers_on_a_kronecker_graph_equal_one_machine() {
         base_percent: 40.0,
         ..ReplayOptions::default()
     };
-    let kernels = [
-        KernelName::PageRank,
-        KernelName::Bfs,
-        KernelName::Afforest,
-        KernelName::ReverseWalks,
-    ];
     let single = single_machine(
         &stream_of(&path, &LoadOptions::default()),
         &replay,
         StoreOptions::default(),
-        &kernels,
+        &ALL_KERNELS,
         0,
     );
     check(&cluster, &one, &single, "Kronecker, 2x2");
-    let workers = cluster["report"]["workers"].as_array().unwrap();
+    let workers = cluster["distributed"][0]["workers"].as_array().unwrap();
     assert_eq!(workers.len(), 4);
     // Workers 0 and 1 share process 0: part of their bytes stay local.
     let local: u64 = workers
@@ -291,14 +289,15 @@ fn two_processes_of_two_workers_on_a_kronecker_graph_equal_one_machine() {
 fn a_process_that_never_comes_makes_the_others_give_up_naming_it() {
     let scratch = Scratch::new("absent");
     let input = college_msg();
-    let args = strings(&["--input", input.to_str().unwrap(), "--stall-timeout", "3"]);
+    let args = job(&input, "--batch 1024 --stall-timeout 3");
     let mut children = start(&scratch.0, 3, 1, &args);
     // Process 2 never starts.
     children.children[2].kill().unwrap();
     let ended = children.wait_for(&[0, 1], Duration::from_secs(30));
     let stderr = children.stderr_text();
     for (process, (code, took)) in ended.into_iter().enumerate() {
-        assert_eq!(code, Some(1), "{stderr}");
+        // The CLI's exit code for every error.
+        assert_eq!(code, Some(2), "{stderr}");
         assert!(
             took < Duration::from_secs(10),
             "process {process} took {took:?}"
@@ -308,6 +307,7 @@ fn a_process_that_never_comes_makes_the_others_give_up_naming_it() {
             text.contains("process 2 (127.0.0.1:") && text.contains("hosts:3"),
             "process {process} does not name the absent process:\n{text}"
         );
+        assert!(children.stdout_of(process).is_empty());
     }
 }
 
@@ -319,33 +319,22 @@ fn two_processes_on_email_eu_core_with_a_time_window_equal_one_machine() {
         return;
     };
     let scratch = Scratch::new("email");
-    let args = strings(&[
-        "--input",
-        input.to_str().unwrap(),
-        "--batch",
-        "7000",
-        "--window",
-        "200000",
-        "--simple",
-        "--kernels",
-        "bfs,cc",
-        "--source",
-        "1",
-        "--stall-timeout",
-        "30",
-    ]);
+    let args = job(
+        &input,
+        "--batch 7000 --window 200000 --simple --kernel bfs,cc --in-edges off --source 1 --stall-timeout 30",
+    );
     let cluster = run_cluster(&scratch.0, 2, 1, &args);
     let one = run_single_process(&scratch.0, &args);
     let replay = ReplayOptions {
         batch: 7000,
         window: Some(Window::Time(200_000)),
-        semantics: dyngraph_core::Semantics::Simple,
+        semantics: Semantics::Simple,
         ..ReplayOptions::default()
     };
     let single = single_machine(
         &stream_of(&input, &LoadOptions::default()),
         &replay,
-        StoreOptions::new(dyngraph_core::Semantics::Simple),
+        StoreOptions::new(Semantics::Simple),
         &[KernelName::Bfs, KernelName::Afforest],
         1,
     );

@@ -1,0 +1,23 @@
+//! What the cluster tests start and compare against: `dyngraph replay`
+//! processes on 127.0.0.1, and the single-machine replay engine and
+//! kernels on the same stream (both the dist crate's test helpers, which
+//! its own process tests use too).
+
+#![allow(dead_code, unreachable_pub)]
+
+#[path = "../../../dist/tests/common/mod.rs"]
+mod dist;
+
+pub use dist::*;
+use std::path::Path;
+use std::process::Command;
+
+/// The CLI under test.
+pub const DYNGRAPH: &str = env!("CARGO_BIN_EXE_dyngraph");
+
+/// `dyngraph replay FILE ARGS...`, not yet started.
+pub fn replay_command(file: &Path, args: &[String]) -> Command {
+    let mut command = Command::new(DYNGRAPH);
+    command.arg("replay").arg(file).args(args);
+    command
+}
