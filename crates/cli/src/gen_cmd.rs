@@ -3,7 +3,10 @@
 use crate::install_threads;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use dyngraph::loader::{ArrivalOrder, Format, Generator, write_edges};
+use dyngraph::loader::{
+    ArrivalOrder, EDGE_STREAM_EXTENSION, EdgeStreamWriter, Format, Generator, TextEdgeWriter,
+    ValueKind,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -40,11 +43,17 @@ pub(crate) struct GenArgs {
     /// Arrival order of the written edges.
     #[arg(long, value_enum, default_value = "generated")]
     order: GenOrder,
+    /// Weights in a binary edge stream (`.wel` always has them).
+    #[arg(long)]
+    weighted: bool,
     /// Random seed.
     #[arg(long, default_value = "27491095")]
     seed: u64,
     /// Output file; the format follows the extension (`.el`, `.wel` adds
-    /// weights, `.mtx`, `.txt`, `.csv`, `.tsv`, and `.gz` of these).
+    /// weights, `.mtx`, `.txt`, `.csv`, `.tsv`, and `.gz` of these), or
+    /// `.dges` for a binary edge stream (mapped without a copy by every
+    /// command that reads it). Written a chunk at a time in generated
+    /// order (memory: one chunk), whole or not at all.
     #[arg(short, long)]
     output: PathBuf,
     /// Worker threads.
@@ -52,15 +61,27 @@ pub(crate) struct GenArgs {
     threads: Option<usize>,
 }
 
+/// Edges drawn and written per chunk: bounds memory at a billion edges.
+const CHUNK_EDGES: usize = 1 << 22;
+
 pub(crate) fn run(args: GenArgs) -> Result<ExitCode> {
     install_threads(args.threads)?;
-    let format = Format::from_path(&args.output).with_context(|| {
-        format!(
-            "cannot tell the format of {} from its extension: use .el, .wel, .mtx, .txt, .csv or .tsv (optionally .gz)",
-            args.output.display()
-        )
-    })?;
+    let binary = args
+        .output
+        .extension()
+        .is_some_and(|e| e == EDGE_STREAM_EXTENSION);
+    let format = if binary {
+        None
+    } else {
+        Some(Format::from_path(&args.output).with_context(|| {
+            format!(
+                "cannot tell the format of {} from its extension: use .el, .wel, .mtx, .txt, .csv or .tsv (optionally .gz), or .{EDGE_STREAM_EXTENSION}",
+                args.output.display()
+            )
+        })?)
+    };
     crate::output::check(&args.output)?;
+    let weighted = format.map_or(args.weighted, |f| f == Format::WeightedEdgeList);
     let generator = match args.kind {
         Kind::Kron => Generator::kronecker(args.scale, args.degree),
         Kind::Uniform => Generator::uniform(args.scale, args.degree),
@@ -71,17 +92,42 @@ pub(crate) fn run(args: GenArgs) -> Result<ExitCode> {
         GenOrder::Source => ArrivalOrder::GroupedBySource,
         GenOrder::Generated => ArrivalOrder::AsGenerated,
     })
-    .weighted(format == Format::WeightedEdgeList);
+    .weighted(weighted);
+    let (vertices, edges) = (generator.vertex_count(), generator.edge_count());
     let timer = Instant::now();
-    let stream = generator.generate()?;
-    let generated = timer.elapsed().as_secs_f64();
-    let timer = Instant::now();
-    write_edges(&args.output, &stream, format)?;
+    let bar = crate::progress::edge_bar("generating", edges as u64);
+    let advance = |chunk: &dyngraph::loader::EdgeStream| bar.inc(chunk.len() as u64);
+    match format {
+        None => {
+            let kind = if weighted {
+                ValueKind::Weight
+            } else {
+                ValueKind::None
+            };
+            let mut writer = EdgeStreamWriter::create(&args.output, vertices, edges, kind, None)?;
+            generator.generate_chunks(CHUNK_EDGES, |chunk| {
+                writer.append(chunk, 0..chunk.len())?;
+                advance(chunk);
+                Ok(())
+            })?;
+            writer.finish()?;
+        }
+        Some(format) => {
+            let mut writer =
+                TextEdgeWriter::create(&args.output, format, vertices, edges, weighted)?;
+            generator.generate_chunks(CHUNK_EDGES, |chunk| {
+                writer.append(chunk)?;
+                advance(chunk);
+                Ok(())
+            })?;
+            writer.finish()?;
+        }
+    }
+    bar.finish_and_clear();
     println!(
-        "wrote {} edges over {} vertices to {} ({format}) — generated in {generated:.2} s, written in {:.2} s",
-        stream.len(),
-        stream.vertex_count(),
+        "wrote {edges} edges over {vertices} vertices to {} ({}) in {:.2} s",
         args.output.display(),
+        format.map_or_else(|| "binary edge stream".to_string(), |f| f.to_string()),
         timer.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)

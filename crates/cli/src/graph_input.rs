@@ -7,8 +7,28 @@
 use crate::input::{input_path, note_relabelled};
 use anyhow::Result;
 use dyngraph::core::{Csr, CsrView, Graph, IdMap};
-use dyngraph::loader::{CsrFile, LoadOptions, is_csr_file, load_csr};
+use dyngraph::loader::{
+    CsrFile, EdgeStream, LoadOptions, is_csr_file, is_edge_stream_file, load_csr, load_edge_stream,
+    map_edge_stream,
+};
 use std::path::Path;
+
+/// The edges of `path` in arrival order: a binary edge stream (`.dges`,
+/// recognised by its magic bytes) mapped and read in place without a copy,
+/// any other file read by the loader. `-` is standard input.
+pub(crate) fn open_stream(path: &Path, options: &LoadOptions) -> Result<EdgeStream> {
+    let path = &input_path(path);
+    if is_edge_stream_file(path)? {
+        // SAFETY: the map is read-only and lives while the command runs.
+        // Its soundness rests on nobody modifying or truncating the file
+        // meanwhile, the condition the CLI documents for every input (the
+        // text readers map their files too). dyngraph itself never writes a
+        // file in place: it renames a new file over the old name, which
+        // leaves a mapped file as it was.
+        return Ok(unsafe { map_edge_stream(path, options)? });
+    }
+    Ok(load_edge_stream(path, options)?)
+}
 
 /// A graph ready to be viewed as a `Csr`.
 #[derive(Debug)]

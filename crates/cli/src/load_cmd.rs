@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dyngraph::core::{CsrOptions, Graph, GraphStore, InEdges};
 use dyngraph::durable::DurableVcsr;
-use dyngraph::loader::{is_csr_file, load_edge_stream};
+use dyngraph::loader::{is_csr_file, is_edge_stream_file};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,9 +15,9 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub(crate) struct LoadArgs {
-    /// The graph file: any text format the loader reads, or a binary Csr
-    /// file (.dgcsr, recognised by its contents), mapped without a copy;
-    /// `-` for standard input.
+    /// The graph file: any text format the loader reads, a binary edge
+    /// stream (.dges) or a binary Csr file (.dgcsr), each recognised by its
+    /// contents and mapped without a copy; `-` for standard input.
     file: PathBuf,
     #[command(flatten)]
     input: InputArgs,
@@ -33,7 +33,8 @@ pub(crate) struct LoadArgs {
 #[derive(Serialize)]
 struct LoadReport {
     path: PathBuf,
-    /// `text`, `binary-csr` for a binary Csr file used in place, or
+    /// `text`, `binary-csr` for a binary Csr file used in place,
+    /// `binary-stream` for a binary edge stream read in place, or
     /// `durable-store` for a durable store's directory opened read-only.
     input: &'static str,
     /// What was relabelled, when the file's ids were (the note printed).
@@ -57,7 +58,9 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
     if DurableVcsr::is_store_dir(&file) {
         return load_store(&args, threads);
     }
+    let binary_stream = is_edge_stream_file(&file)?;
     let timer = Instant::now();
+    let spinner = crate::progress::phase_spinner(&format!("reading {}", args.file.display()));
     let (input, read_seconds, build_seconds) = if is_csr_file(&file)? {
         // A binary Csr file: mapped with its header and checksum checked
         // (the read), its arrays checked in place (the build); no copy.
@@ -67,9 +70,10 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         input.view()?;
         (input, read_seconds, timer.elapsed().as_secs_f64())
     } else {
-        let stream = load_edge_stream(&file, &options)?;
+        let stream = crate::graph_input::open_stream(&file, &options)?;
         note_relabelled(&args.file, stream.ids());
         let read_seconds = timer.elapsed().as_secs_f64();
+        spinner.set_message(format!("building a Csr of {} edges", stream.len()));
         let timer = Instant::now();
         let csr = stream.to_csr(&CsrOptions::default())?;
         (
@@ -78,6 +82,7 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
             timer.elapsed().as_secs_f64(),
         )
     };
+    spinner.finish_and_clear();
     let (vertices, edges) = input.counts();
     if edges == 0 {
         return Err(dyngraph::core::Error::NoEdges {
@@ -91,6 +96,8 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         path: args.file.clone(),
         input: if input.is_mapped() {
             "binary-csr"
+        } else if binary_stream {
+            "binary-stream"
         } else {
             "text"
         },
@@ -112,6 +119,8 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
         println!("file            {}", report.path.display());
         if input.is_mapped() {
             println!("input           binary Csr file, mapped (no copy)");
+        } else if binary_stream {
+            println!("input           binary edge stream, mapped (no copy)");
         }
         println!("vertices        {}", report.vertices);
         println!("edges           {}", report.edges);

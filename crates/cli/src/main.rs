@@ -12,6 +12,7 @@ mod graph_input;
 mod input;
 mod load_cmd;
 mod output;
+mod progress;
 mod recover_cmd;
 mod replay_cmd;
 mod report;

@@ -13,7 +13,6 @@ use dyngraph::replay::{
     Choice, GapPolicyKind, KernelMode, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report,
     StoreKind, StoreSettings, Window,
 };
-use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -21,7 +20,8 @@ use std::sync::atomic::Ordering;
 #[derive(Args, Debug)]
 pub(crate) struct ReplayArgs {
     /// Input: SNAP temporal `.txt`, `.el`, `.wel`, Matrix Market `.mtx`, or
-    /// `.gz` of these, or a binary Csr file (.dgcsr: edges by source, no
+    /// `.gz` of these, a binary edge stream (.dges, from `gen` or
+    /// `convert`), or a binary Csr file (.dgcsr: edges by source, no
     /// arrival order). Default: the bundled CollegeMsg sample.
     file: Option<PathBuf>,
 
@@ -203,20 +203,11 @@ impl ReplayArgs {
 /// A progress bar per store on a terminal (indicatif hides itself when
 /// stderr is not one), over the timed arrivals only.
 #[derive(Default)]
-struct Bar(Option<ProgressBar>);
+struct Bar(Option<crate::progress::Progress>);
 
 impl ReplayProgress for Bar {
     fn start(&mut self, store: StoreKind, timed: u64) {
-        let bar = ProgressBar::new(timed);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{prefix:>12} [{bar:40}] {pos}/{len} edges {per_sec} eta {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        bar.set_prefix(store.name());
-        self.0 = Some(bar);
+        self.0 = Some(crate::progress::edge_bar(store.name(), timed));
     }
 
     fn advance(&mut self, done: u64) {

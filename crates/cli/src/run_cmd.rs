@@ -6,7 +6,7 @@ use clap::Args;
 use dyngraph::core::{DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId};
 use dyngraph::durable::DurableVcsr;
 use dyngraph::kernels::KernelName;
-use dyngraph::loader::{EdgeStream, load_edge_stream};
+use dyngraph::loader::EdgeStream;
 use dyngraph::replay::kernel_options;
 use dyngraph::replay::{StoreKind, StoreSettings, StoreVisitor};
 use std::path::PathBuf;
@@ -42,9 +42,10 @@ pub(crate) struct RunArgs {
     /// The kernel.
     #[arg(value_enum)]
     kernel: KernelName,
-    /// The graph file: any text format the loader reads, or a binary Csr
-    /// file (.dgcsr, recognised by its contents), which `--store csr` maps
-    /// and uses without a copy.
+    /// The graph file: any text format the loader reads, a binary edge
+    /// stream (.dges, mapped: every store builds from its columns in
+    /// place), or a binary Csr file (.dgcsr, recognised by its contents),
+    /// which `--store csr` maps and uses without a copy.
     file: PathBuf,
     /// The store to build from the file: `csr` (immutable, with in-edges)
     /// or any store of `replay --store`.
@@ -91,7 +92,7 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
         }
     };
     let path = crate::input::input_path(&args.file);
-    let stream = load_edge_stream(&path, &load)?;
+    let stream = crate::graph_input::open_stream(&path, &load)?;
     crate::input::note_relabelled(&path, stream.ids());
     // Kernels may pull over in-edges (where the store keeps them); weights
     // when the file has them.

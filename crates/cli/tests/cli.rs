@@ -1573,3 +1573,138 @@ fn a_pipe_or_standard_input_is_read_once() {
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json["edges"], 59_835);
 }
+
+/// Issue 29: a binary edge stream (`.dges`) written by `gen` and `convert`
+/// is read by `load`, `run`, `replay` and `convert` as the text it came
+/// from.
+#[test]
+fn binary_edge_stream_from_gen_and_convert_reads_as_its_text_everywhere() {
+    let dir = temp_dir("edge-stream");
+    let (el, dges) = (dir.join("k.el"), dir.join("k.dges"));
+    for out in [&el, &dges] {
+        let output = dyngraph(&[
+            "gen",
+            "kron",
+            "--scale",
+            "10",
+            "--degree",
+            "8",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    // Back to text: the same bytes as generating text directly.
+    let back = dir.join("back.el");
+    let output = dyngraph(&["convert", dges.to_str().unwrap(), back.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&el).unwrap());
+
+    let output = dyngraph(&["load", dges.to_str().unwrap(), "--json", "-"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(report["input"], "binary-stream");
+    assert_eq!(report["edges"], 8 * 1024);
+
+    // The sample, with its timestamps, through a binary stream.
+    let sample_dges = dir.join("college.bin");
+    let output = dyngraph(&[
+        "convert",
+        sample().to_str().unwrap(),
+        dir.join("college.dges").to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    std::fs::rename(dir.join("college.dges"), &sample_dges).unwrap();
+    let summary = |file: &Path, store: &str| {
+        let output = dyngraph(&[
+            "run",
+            "pr",
+            file.to_str().unwrap(),
+            "--store",
+            store,
+            "-n",
+            "1",
+            "--verify",
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(stdout.contains("[verified]"), "{stdout}");
+        let line = stdout.lines().find(|l| l.starts_with("trial 1:")).unwrap();
+        line.split("  ").nth(1).unwrap().to_string()
+    };
+    for store in ["csr", "vcsr"] {
+        assert_eq!(summary(&sample_dges, store), summary(&sample(), store));
+    }
+    let from_text = replay_json(&[
+        sample().to_str().unwrap(),
+        "--store",
+        "vcsr",
+        "--order",
+        "time",
+    ]);
+    let from_binary = replay_json(&[
+        sample_dges.to_str().unwrap(),
+        "--store",
+        "vcsr",
+        "--order",
+        "time",
+    ]);
+    assert_eq!(from_binary["input"]["edges"], 59_835);
+    assert_eq!(
+        from_binary["stores"][0]["edges"],
+        from_text["stores"][0]["edges"]
+    );
+}
+
+/// Issue 29: a truncated or corrupted binary edge stream is refused with
+/// the path, the byte offset and the reason by every command.
+#[test]
+fn damaged_binary_edge_stream_is_refused_with_its_offset_by_every_command() {
+    let dir = temp_dir("edge-stream-cut");
+    let path = dir.join("g.dges");
+    let output = dyngraph(&[
+        "convert",
+        sample().to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = dir.join("cut.dges");
+    std::fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[1000] ^= 4;
+    let bad = dir.join("bad.dges");
+    std::fs::write(&bad, &flipped).unwrap();
+    let out = dir.join("out.el");
+    let (cut, bad, out_el) = (
+        cut.to_str().unwrap(),
+        bad.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    for (file, offset, reason) in [
+        (
+            cut,
+            bytes.len() - 100,
+            "(the file is truncated; write it again)",
+        ),
+        (bad, 40, "the file is corrupted; write it again"),
+    ] {
+        for args in [
+            vec!["load", file],
+            vec!["run", "pr", file],
+            vec!["run", "bfs", file, "--store", "csrpp"],
+            vec!["replay", file],
+            vec!["convert", file, out_el],
+        ] {
+            let line = one_line_error(&dyngraph(&args));
+            assert!(
+                line.starts_with(&format!(
+                    "error: {file}: not a valid binary edge stream file (at byte {offset}): "
+                )),
+                "{args:?}: {line}"
+            );
+            assert!(line.ends_with(reason), "{args:?}: {line}");
+        }
+    }
+    assert!(!out.exists());
+}

@@ -653,17 +653,38 @@ fn validate(offsets: &[u64], targets: &[VertexId], weights: Option<&[Weight]>) -
             targets.len()
         ));
     }
-    if let Some(position) = offsets
-        .par_windows(2)
-        .position_first(|pair| pair[0] > pair[1])
+    // Blocks are checked in parallel and the first bad one searched
+    // serially: rayon's per-item `position_first` checks a shared atomic
+    // per element, which made opening a mapped file of 67 M edges take
+    // 1.4 s.
+    const BLOCK: usize = 1 << 16;
+    let decreasing = |pair: &[u64]| pair[0] > pair[1];
+    if let Some(block) = (0..offsets.len().div_ceil(BLOCK))
+        .into_par_iter()
+        .position_first(|b| {
+            let end = ((b + 1) * BLOCK + 1).min(offsets.len());
+            offsets[b * BLOCK..end].windows(2).any(decreasing)
+        })
     {
+        let start = block * BLOCK;
+        let position = start
+            + offsets[start..]
+                .windows(2)
+                .position(decreasing)
+                .unwrap_or_default();
         return invalid(format!("offsets decrease at vertex {position}"));
     }
     let vertex_count = (offsets.len() - 1) as u64;
-    if let Some(position) = targets
-        .par_iter()
-        .position_first(|&t| u64::from(t) >= vertex_count)
+    if let Some(block) = targets
+        .par_chunks(BLOCK)
+        .position_first(|block| block.iter().copied().max().map_or(0, u64::from) >= vertex_count)
     {
+        let start = block * BLOCK;
+        let position = start
+            + targets[start..]
+                .iter()
+                .position(|&t| u64::from(t) >= vertex_count)
+                .unwrap_or_default();
         return invalid(format!(
             "target {} at position {position} is not below the vertex count {vertex_count}",
             targets[position]
@@ -1792,6 +1813,38 @@ mod tests {
                     assert_eq!(seen, expected, "range {from}..{to}, weighted {weighted}");
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod validate_tests {
+    use super::validate;
+
+    /// The block scan must name the first fault, past the first block and
+    /// at a block's edge alike.
+    #[test]
+    fn validation_names_the_first_fault_in_any_block() {
+        let vertices = 3 * (1 << 16) + 10;
+        let offsets: Vec<u64> = (0..=vertices as u64).collect();
+        let targets: Vec<u32> = (0..vertices as u32).collect();
+        assert!(validate(&offsets, &targets, None).is_ok());
+        for position in [0, (1 << 16) - 1, 1 << 16, 2 * (1 << 16) + 7] {
+            let mut bad = targets.clone();
+            bad[position] = vertices as u32;
+            bad[position + 3] = vertices as u32 + 1;
+            let error = validate(&offsets, &bad, None).unwrap_err().to_string();
+            assert!(
+                error.contains(&format!("at position {position} ")),
+                "{error}"
+            );
+            // Offsets fall after vertex `position + 1` and again later.
+            let mut bad = offsets.clone();
+            bad[position + 2] = position as u64;
+            bad[position + 5] = 0;
+            let error = validate(&bad, &targets, None).unwrap_err().to_string();
+            let expected = format!("offsets decrease at vertex {}", position + 1);
+            assert!(error.contains(&expected), "{error}");
         }
     }
 }

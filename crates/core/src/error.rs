@@ -302,6 +302,18 @@ pub enum Error {
         /// Why it was rejected, and what to do.
         reason: String,
     },
+    /// A file that starts like a binary edge-stream file (`dyngraph gen
+    /// ... -o g.dges`, `dyngraph convert in.txt g.dges`) but is not a valid
+    /// one: truncated, corrupted, of another version or byte order, or
+    /// with counts that disagree with its size.
+    InvalidEdgeStreamFile {
+        /// The file.
+        path: PathBuf,
+        /// The byte offset in the file where the fault lies.
+        offset: u64,
+        /// Why it was rejected, and what to do.
+        reason: String,
+    },
     /// A file of a durable store that is not what the store wrote (torn,
     /// truncated, corrupted, of another version) and cannot be repaired.
     InvalidStoreFile {
@@ -434,6 +446,15 @@ impl fmt::Display for Error {
                     path.display()
                 )
             }
+            Self::InvalidEdgeStreamFile {
+                path,
+                offset,
+                reason,
+            } => write!(
+                f,
+                "{}: not a valid binary edge stream file (at byte {offset}): {reason}",
+                path.display()
+            ),
             Self::InvalidStoreFile { path, reason } => {
                 write!(f, "{}: not a valid store file: {reason}", path.display())
             }
@@ -503,6 +524,16 @@ impl fmt::Debug for Error {
             Self::InvalidCsrFile { path, reason } => f
                 .debug_struct("InvalidCsrFile")
                 .field("path", path)
+                .field("reason", reason)
+                .finish(),
+            Self::InvalidEdgeStreamFile {
+                path,
+                offset,
+                reason,
+            } => f
+                .debug_struct("InvalidEdgeStreamFile")
+                .field("path", path)
+                .field("offset", offset)
                 .field("reason", reason)
                 .finish(),
             Self::InvalidStoreFile { path, reason } => f

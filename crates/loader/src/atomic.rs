@@ -197,6 +197,14 @@ impl Write for AtomicFile {
     }
 }
 
+/// Seeking flushes the buffer first, so a writer may fill a file out of
+/// order (a binary edge stream's columns, chunk by chunk).
+impl std::io::Seek for AtomicFile {
+    fn seek(&mut self, position: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.writer().seek(position)
+    }
+}
+
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         if self.writer.take().is_some() {

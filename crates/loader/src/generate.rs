@@ -81,7 +81,8 @@ pub enum ArrivalOrder {
 /// over the rayon pool; [`ArrivalOrder::Shuffled`] and
 /// [`ArrivalOrder::GroupedBySource`] add a parallel `O(E log E)` sort of
 /// indices and a gather. Memory: the stream (8 bytes per edge, 12 with
-/// weights) plus 16 bytes per edge transiently while reordering.
+/// weights) plus 16 bytes per edge transiently while reordering;
+/// [`Generator::generate_chunks`] draws it a chunk at a time instead.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Generator {
     kind: GraphKind,
@@ -153,6 +154,65 @@ impl Generator {
     /// [`Error::InvalidArgument`] for a scale above [`MAX_SCALE`] or an edge
     /// count that does not fit in memory addressing.
     pub fn generate(&self) -> Result<EdgeStream> {
+        let edge_count = self.checked_edge_count()?;
+        let drawer = Drawer::new(self);
+        let stream = drawer.draw(0..edge_count);
+        Ok(reorder(stream, self.order, self.seed))
+    }
+
+    /// Draws the edges in arrival order a chunk of about `chunk_edges` at a
+    /// time, handing each to `sink` in order, so a graph larger than memory
+    /// can go straight to a file ([`crate::EdgeStreamWriter`],
+    /// [`crate::TextEdgeWriter`]). The chunks together are
+    /// [`Generator::generate`]'s stream, whatever `chunk_edges` and the
+    /// thread count; each is drawn in parallel. Stops at the first error
+    /// `sink` returns.
+    ///
+    /// Memory: one chunk (8 bytes per edge, 12 with weights) and, for
+    /// Kronecker graphs, the vertex permutation (4 bytes per vertex), under
+    /// [`ArrivalOrder::AsGenerated`]. The other orders need every edge
+    /// before the first arrives: they draw the whole stream and hand it
+    /// over in chunks (memory as [`Generator::generate`]).
+    ///
+    /// ```
+    /// use dyngraph_loader::generate::Generator;
+    ///
+    /// let generator = Generator::kronecker(10, 16).seed(7);
+    /// let mut sources = Vec::new();
+    /// generator.generate_chunks(1000, |chunk| {
+    ///     sources.extend_from_slice(chunk.src());
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(sources, generator.generate()?.src());
+    /// # Ok::<(), dyngraph_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Generator::generate`], and the first error of `sink`.
+    pub fn generate_chunks(
+        &self,
+        chunk_edges: usize,
+        mut sink: impl FnMut(&EdgeStream) -> Result<()>,
+    ) -> Result<()> {
+        let edge_count = self.checked_edge_count()?;
+        // Whole blocks per chunk, so each block's stream starts afresh.
+        let chunk_edges = chunk_edges.max(1).next_multiple_of(BLOCK_EDGES);
+        if self.order != ArrivalOrder::AsGenerated {
+            let stream = self.generate()?;
+            for start in (0..edge_count).step_by(chunk_edges) {
+                let range = start..(start + chunk_edges).min(edge_count);
+                sink(&stream.gather(&range.collect::<Vec<_>>()))?;
+            }
+            return Ok(());
+        }
+        let drawer = Drawer::new(self);
+        for start in (0..edge_count).step_by(chunk_edges) {
+            sink(&drawer.draw(start..(start + chunk_edges).min(edge_count)))?;
+        }
+        Ok(())
+    }
+
+    fn checked_edge_count(&self) -> Result<usize> {
         if self.scale > MAX_SCALE {
             return Err(Error::InvalidArgument(format!(
                 "generator scale {} is above the maximum {MAX_SCALE}",
@@ -160,7 +220,7 @@ impl Generator {
             )));
         }
         let vertex_count = 1usize << self.scale;
-        let edge_count = vertex_count
+        vertex_count
             .checked_mul(self.edge_factor as usize)
             .filter(|&e| e <= isize::MAX as usize / 16)
             .ok_or_else(|| {
@@ -168,35 +228,77 @@ impl Generator {
                     "2^{} vertices times edge factor {} is too many edges",
                     self.scale, self.edge_factor
                 ))
-            })?;
+            })
+    }
+}
 
-        let mut src = vec![0 as VertexId; edge_count];
-        let mut dst = vec![0 as VertexId; edge_count];
-        let mut weights = if self.weighted {
-            vec![0.0 as Weight; edge_count]
+/// What every chunk of a generated graph is drawn with: the block streams,
+/// the quadrant thresholds and (Kronecker) the vertex permutation.
+struct Drawer<'a> {
+    generator: &'a Generator,
+    vertex_count: usize,
+    block_rngs: Vec<Xoshiro256PlusPlus>,
+    thresholds: KroneckerThresholds,
+    permutation: Option<Vec<VertexId>>,
+}
+
+impl<'a> Drawer<'a> {
+    /// For a generator whose edge count was checked.
+    fn new(generator: &'a Generator) -> Self {
+        let vertex_count = generator.vertex_count();
+        let edge_count = generator.edge_count();
+        Drawer {
+            generator,
+            vertex_count,
+            block_rngs: block_streams(generator.seed, edge_count.div_ceil(BLOCK_EDGES)),
+            thresholds: KroneckerThresholds::graph500(),
+            permutation: (generator.kind == GraphKind::Kronecker)
+                .then(|| permutation(vertex_count, generator.seed)),
+        }
+    }
+
+    /// The edges `range` (starting at a block boundary) in drawn order,
+    /// relabelled by the permutation.
+    fn draw(&self, range: std::ops::Range<usize>) -> EdgeStream {
+        debug_assert_eq!(range.start % BLOCK_EDGES, 0);
+        let Generator {
+            kind,
+            scale,
+            weighted,
+            ..
+        } = *self.generator;
+        let edges = range.len();
+        let mut src = vec![0 as VertexId; edges];
+        let mut dst = vec![0 as VertexId; edges];
+        let mut weights = if weighted {
+            vec![0.0 as Weight; edges]
         } else {
             Vec::new()
         };
-        let block_count = edge_count.div_ceil(BLOCK_EDGES);
-        let block_rngs = block_streams(self.seed, block_count);
-        let weight_chunks: Vec<&mut [Weight]> = if self.weighted {
+        let blocks = edges.div_ceil(BLOCK_EDGES);
+        let weight_chunks: Vec<&mut [Weight]> = if weighted {
             weights.chunks_mut(BLOCK_EDGES).collect()
         } else {
-            (0..block_count).map(|_| &mut [][..]).collect()
+            (0..blocks).map(|_| &mut [][..]).collect()
         };
-        let thresholds = KroneckerThresholds::graph500();
+        let first_block = range.start / BLOCK_EDGES;
+        let rngs = self.block_rngs[first_block..first_block + blocks].to_vec();
+        let thresholds = &self.thresholds;
+        let permutation = self.permutation.as_deref();
         src.par_chunks_mut(BLOCK_EDGES)
             .zip(dst.par_chunks_mut(BLOCK_EDGES))
             .zip(weight_chunks)
-            .zip(block_rngs)
+            .zip(rngs)
             .for_each(|(((src, dst), weights), mut rng)| {
                 for i in 0..src.len() {
-                    let (s, d) = match self.kind {
-                        GraphKind::Kronecker => thresholds.draw(&mut rng, self.scale),
-                        GraphKind::Uniform => uniform_pair(&mut rng, self.scale),
+                    let (s, d) = match kind {
+                        GraphKind::Kronecker => thresholds.draw(&mut rng, scale),
+                        GraphKind::Uniform => uniform_pair(&mut rng, scale),
                     };
-                    src[i] = s;
-                    dst[i] = d;
+                    (src[i], dst[i]) = match permutation {
+                        Some(p) => (p[s as usize], p[d as usize]),
+                        None => (s, d),
+                    };
                 }
                 // Weights come after the block's endpoints from the same
                 // stream, so turning them on leaves the endpoints unchanged.
@@ -204,17 +306,12 @@ impl Generator {
                     *w = rng.random_range(1..=255u32) as Weight;
                 }
             });
-
-        if self.kind == GraphKind::Kronecker {
-            permute_ids(&mut src, &mut dst, vertex_count, self.seed);
-        }
-        let values = if self.weighted {
-            EdgeValues::Weights(weights)
+        let values = if weighted {
+            EdgeValues::weights(weights)
         } else {
             EdgeValues::None
         };
-        let stream = EdgeStream::from_parts_unchecked(src, dst, values, vertex_count);
-        Ok(reorder(stream, self.order, self.seed))
+        EdgeStream::from_parts_unchecked(src, dst, values, self.vertex_count)
     }
 }
 
@@ -284,17 +381,13 @@ fn uniform_pair(rng: &mut Xoshiro256PlusPlus, scale: u32) -> (VertexId, VertexId
     (((bits >> 32) as u32) >> shift, (bits as u32) >> shift)
 }
 
-/// Relabels vertices by a random permutation of `0..vertex_count`.
-fn permute_ids(src: &mut [VertexId], dst: &mut [VertexId], vertex_count: usize, seed: u64) {
+/// A random permutation of `0..vertex_count`, from the seed: Kronecker
+/// graphs' vertices are relabelled by it, so hubs are not all at low ids.
+fn permutation(vertex_count: usize, seed: u64) -> Vec<VertexId> {
     let mut permutation: Vec<VertexId> = (0..vertex_count).map(|v| v as VertexId).collect();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EED_F1D5);
     permutation.shuffle(&mut rng);
-    let relabel = |ids: &mut [VertexId]| {
-        ids.par_iter_mut()
-            .for_each(|id| *id = permutation[*id as usize]);
-    };
-    relabel(src);
-    relabel(dst);
+    permutation
 }
 
 /// SplitMix64's finaliser: a cheap, well-mixed 64-bit hash.
@@ -366,6 +459,32 @@ mod tests {
         assert!(one.len() > 2 * BLOCK_EDGES, "spans several blocks");
         assert_eq!(one, generate(2));
         assert_eq!(one, generate(3));
+    }
+
+    #[test]
+    fn chunks_are_the_stream_whatever_their_size_and_order() {
+        for order in [ArrivalOrder::AsGenerated, ArrivalOrder::Shuffled] {
+            let generator = Generator::kronecker(12, 40)
+                .seed(3)
+                .weighted(true)
+                .order(order);
+            let whole = generator.generate().unwrap();
+            for chunk in [1, BLOCK_EDGES, 3 * BLOCK_EDGES + 5, 1 << 30] {
+                let mut joined = EdgeStream::with_value_kind(crate::ValueKind::Weight);
+                generator
+                    .generate_chunks(chunk, |part| {
+                        assert!(part.len() <= chunk.next_multiple_of(BLOCK_EDGES));
+                        assert_eq!(part.vertex_count(), whole.vertex_count());
+                        for e in part.weighted_edges() {
+                            joined.push_weighted(e);
+                        }
+                        Ok(())
+                    })
+                    .unwrap();
+                joined.extend_vertex_count(whole.vertex_count());
+                assert_eq!(joined, whole, "{order:?}, chunks of {chunk}");
+            }
+        }
     }
 
     #[test]

@@ -353,7 +353,7 @@ pub(crate) fn parse_labelled(
         .collect();
     let (src, dst): (Vec<VertexId>, Vec<VertexId>) = edges.par_iter().map(|e| (e.0, e.1)).unzip();
     let values = match third {
-        Third::Weight => EdgeValues::Weights(
+        Third::Weight => EdgeValues::weights(
             edges
                 .par_iter()
                 .map(|e| match e.2 {
@@ -362,7 +362,7 @@ pub(crate) fn parse_labelled(
                 })
                 .collect(),
         ),
-        Third::Timestamp => EdgeValues::Timestamps(
+        Third::Timestamp => EdgeValues::timestamps(
             edges
                 .par_iter()
                 .map(|e| match e.2 {

@@ -1,7 +1,9 @@
 //! `dyngraph-loader`: parallel readers for text graphs straight to an
 //! [`EdgeStream`] or a [`Csr`](dyngraph_core::Csr), text writers, binary
-//! `Csr` files (`.dgcsr`) opened by memory map and accepted wherever a
-//! graph file is, atomic file writes, and Kronecker/uniform generators.
+//! `Csr` files (`.dgcsr`) and binary edge streams (`.dges`) opened by
+//! memory map and accepted wherever a graph file is, atomic file writes,
+//! and Kronecker/uniform generators that can write a graph larger than
+//! memory a chunk at a time.
 //!
 //! # At a glance
 //!
@@ -12,6 +14,8 @@
 //! | the same from bytes in memory | [`parse_edge_stream`], [`parse_csr`] |
 //! | a text file from a stream | [`write_edges`] (gzip when the name ends in `.gz`) |
 //! | a synthetic graph | [`Generator`] ([`Generator::kronecker`], [`Generator::uniform`]) |
+//! | a binary edge stream (`.dges`), read back without copying | [`write_edge_stream_file`], [`map_edge_stream`] ([`load_edge_stream`] and [`load_csr`] read one too) |
+//! | a file of more edges than memory holds, a chunk at a time | [`Generator::generate_chunks`] into an [`EdgeStreamWriter`] or a [`TextEdgeWriter`] |
 //! | a binary `Csr` file, reopened without copying | [`write_csr_file`], [`CsrFile::open`] (or the copying [`read_csr_file`]; [`load_csr`] and [`load_edge_stream`] read one too) |
 //! | a file that appears whole or not at all | [`AtomicFile`] (what every writer here uses) |
 //!
@@ -24,8 +28,9 @@
 //! read, and [`Delimiter`] for how fields are separated. The format is
 //! detected from the Matrix Market banner, else the extension, else SNAP
 //! ([`Format::detect`]); [`LoadOptions::format`] overrides it. A binary
-//! `Csr` file ([`csr_file`]) is recognised by its magic bytes before any of
-//! that, and read instead of parsed, by every entry point.
+//! `Csr` file ([`csr_file`]) and a binary edge stream ([`edge_stream_file`])
+//! are recognised by their magic bytes before any of that, and read instead
+//! of parsed, by every entry point.
 //!
 //! # Ids
 //!
@@ -190,7 +195,9 @@
 #![deny(missing_docs)]
 
 mod atomic;
+mod column;
 pub mod csr_file;
+pub mod edge_stream_file;
 mod fields;
 mod format;
 pub mod generate;
@@ -205,9 +212,14 @@ mod stream;
 mod write;
 
 pub use atomic::AtomicFile;
+pub use column::Column;
 pub use csr_file::{
     CSR_FILE_MAGIC, CsrFile, CsrFileOptions, is_csr_file, read_csr_file, write_csr_file,
     write_csr_file_to, write_csr_file_view,
+};
+pub use edge_stream_file::{
+    EDGE_STREAM_EXTENSION, EDGE_STREAM_MAGIC, EdgeStreamWriter, is_edge_stream_file,
+    map_edge_stream, write_edge_stream_file,
 };
 pub use fields::Delimiter;
 pub use format::{Format, ThirdColumn};
@@ -216,4 +228,4 @@ pub use ids::{IdMode, SPARSE_FLOOR};
 pub use load::{load_csr, load_edge_stream, parse_csr, parse_edge_stream};
 pub use options::{DEFAULT_BLOCK_SIZE, LoadOptions};
 pub use stream::{EdgeStream, EdgeValues, ValueKind};
-pub use write::{write_edges, write_edges_to};
+pub use write::{TextEdgeWriter, write_edges, write_edges_to};

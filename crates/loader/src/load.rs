@@ -27,6 +27,10 @@ use std::path::{Path, PathBuf};
 /// usual condition of every memory-mapped reader: a shrinking file can
 /// crash the process with `SIGBUS`).
 ///
+/// A binary edge stream ([`crate::edge_stream_file`]), recognised by its
+/// magic bytes, is checked and its columns copied (the options apply as
+/// to text); [`crate::map_edge_stream`] reads one in place instead.
+///
 /// # Errors
 /// [`Error::Io`] when the file cannot be read or decompressed (a directory
 /// says so; a gzip error gives the compressed byte offset where the data
@@ -34,7 +38,8 @@ use std::path::{Path, PathBuf};
 /// malformed text and for an id at or past [`LoadOptions::max_vertices`]
 /// (kind [`ParseErrorKind::Other`], naming the id and the limit);
 /// [`Error::InvalidCsrFile`] for a truncated or corrupted binary `Csr`
-/// file, saying which.
+/// file, saying which; [`Error::InvalidEdgeStreamFile`] for a truncated
+/// or corrupted binary edge stream, with the byte offset.
 pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result<EdgeStream> {
     let path = path.as_ref();
     let input = Input::open(path)?;
@@ -57,13 +62,28 @@ pub fn load_edge_stream(path: impl AsRef<Path>, options: &LoadOptions) -> Result
 /// its map (in-edges from the file with [`LoadOptions::in_edges`], built
 /// when it has none); with `symmetrize`, `drop_self_loops`, `sort` or
 /// `dedupe` (of a multigraph) it is rebuilt from its edges. To use one
-/// without any copy, map it with [`crate::CsrFile::open`].
+/// without any copy, map it with [`crate::CsrFile::open`]. A binary edge
+/// stream is built from its mapped columns, without a copy of the stream.
 ///
 /// # Errors
 /// As [`load_edge_stream`].
 pub fn load_csr(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Csr> {
     let path = path.as_ref();
     let input = Input::open(path)?;
+    if let Input::Mapped(map) = input {
+        let map = std::sync::Arc::new(map);
+        if crate::edge_stream_file::has_magic(&map) {
+            // Built straight from the map's columns: no copy of the stream.
+            return with_pool(options, || {
+                crate::edge_stream_file::csr_from_map(&map, path, options)
+            });
+        }
+        let input = Input::Shared(map);
+        return with_pool(options, || {
+            let bytes = input.text(Some(path))?;
+            csr_from_bytes(&bytes, Some(path), options)
+        });
+    }
     with_pool(options, || {
         let bytes = input.text(Some(path))?;
         csr_from_bytes(&bytes, Some(path), options)
@@ -120,6 +140,7 @@ fn with_pool<T: Send>(options: &LoadOptions, work: impl FnOnce() -> Result<T> + 
 /// be read only once).
 enum Input {
     Mapped(memmap2::Mmap),
+    Shared(std::sync::Arc<memmap2::Mmap>),
     Read(Vec<u8>),
     Empty,
 }
@@ -155,6 +176,7 @@ impl Input {
     fn bytes(&self) -> &[u8] {
         match self {
             Input::Mapped(map) => map,
+            Input::Shared(map) => map,
             Input::Read(bytes) => bytes,
             Input::Empty => &[],
         }
@@ -408,6 +430,9 @@ fn stream_from_bytes(
     if crate::csr_file::has_magic(text) {
         return crate::csr_file::stream_from_bytes(text, path, options);
     }
+    if crate::edge_stream_file::has_magic(text) {
+        return crate::edge_stream_file::stream_from_bytes(text, path, options);
+    }
     let prepared = prepare(text, path, options)?;
     stream_from_prepared(&prepared, options).map_err(|error| explain(error, &prepared))
 }
@@ -466,8 +491,8 @@ fn stream_of_parsed(parsed: Parsed, options: &LoadOptions) -> Result<EdgeStream>
     } = parsed;
     let columns = blocks.into_compact_columns();
     let values = match third {
-        Third::Weight => EdgeValues::Weights(columns.weights),
-        Third::Timestamp => EdgeValues::Timestamps(columns.timestamps),
+        Third::Weight => EdgeValues::weights(columns.weights),
+        Third::Timestamp => EdgeValues::timestamps(columns.timestamps),
         Third::Absent | Third::Ignore | Third::TimestampChecked => EdgeValues::None,
     };
     let stream = EdgeStream::from_parts_unchecked(columns.src, columns.dst, values, vertex_count);
@@ -481,6 +506,10 @@ fn stream_of_parsed(parsed: Parsed, options: &LoadOptions) -> Result<EdgeStream>
 fn csr_from_bytes(text: &[u8], path: Option<&Path>, options: &LoadOptions) -> Result<Csr> {
     if crate::csr_file::has_magic(text) {
         return crate::csr_file::csr_from_bytes(text, path, options);
+    }
+    if crate::edge_stream_file::has_magic(text) {
+        let stream = crate::edge_stream_file::stream_from_bytes(text, path, options)?;
+        return stream.to_csr(&options.csr_options(stream.vertex_count()));
     }
     let prepared = prepare(text, path, options)?;
     csr_from_prepared(&prepared, options).map_err(|error| explain(error, &prepared))

@@ -1,5 +1,6 @@
 //! [`EdgeStream`]: edges as parallel arrays in arrival order.
 
+use crate::column::Column;
 use dyngraph_core::{
     Csr, CsrOptions, Edge, EdgeChunk, EdgeSource, Error, IdMap, Result, Timestamp, TimestampedEdge,
     VertexId, Weight, WeightedEdge,
@@ -14,9 +15,9 @@ pub enum EdgeValues {
     #[default]
     None,
     /// One `f32` weight per edge (`.wel`, Matrix Market `real`/`integer`).
-    Weights(Vec<Weight>),
+    Weights(Column<Weight>),
     /// One `u64` timestamp per edge (SNAP temporal graphs).
-    Timestamps(Vec<Timestamp>),
+    Timestamps(Column<Timestamp>),
 }
 
 impl EdgeValues {
@@ -32,6 +33,16 @@ impl EdgeValues {
     /// `true` when no values are held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Weights from a vector.
+    pub fn weights(weights: Vec<Weight>) -> Self {
+        Self::Weights(weights.into())
+    }
+
+    /// Timestamps from a vector.
+    pub fn timestamps(timestamps: Vec<Timestamp>) -> Self {
+        Self::Timestamps(timestamps.into())
     }
 
     /// Which kind of values these are.
@@ -81,8 +92,8 @@ pub enum ValueKind {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EdgeStream {
-    src: Vec<VertexId>,
-    dst: Vec<VertexId>,
+    src: Column<VertexId>,
+    dst: Column<VertexId>,
     values: EdgeValues,
     vertex_count: usize,
     /// The original ids, when the input's ids were relabelled.
@@ -100,8 +111,8 @@ impl EdgeStream {
         Self {
             values: match kind {
                 ValueKind::None => EdgeValues::None,
-                ValueKind::Weight => EdgeValues::Weights(Vec::new()),
-                ValueKind::Timestamp => EdgeValues::Timestamps(Vec::new()),
+                ValueKind::Weight => EdgeValues::Weights(Column::default()),
+                ValueKind::Timestamp => EdgeValues::Timestamps(Column::default()),
             },
             ..Self::default()
         }
@@ -117,14 +128,14 @@ impl EdgeStream {
     pub fn from_weighted_edges(edges: &[WeightedEdge]) -> Self {
         let (src, dst) = edges.par_iter().map(|e| (e.src, e.dst)).unzip();
         let weights = edges.par_iter().map(|e| e.weight).collect();
-        Self::from_columns_unchecked(src, dst, EdgeValues::Weights(weights))
+        Self::from_columns_unchecked(src, dst, EdgeValues::weights(weights))
     }
 
     /// A timestamped stream of `edges` in the order given.
     pub fn from_timestamped_edges(edges: &[TimestampedEdge]) -> Self {
         let (src, dst) = edges.par_iter().map(|e| (e.src, e.dst)).unzip();
         let timestamps = edges.par_iter().map(|e| e.timestamp).collect();
-        Self::from_columns_unchecked(src, dst, EdgeValues::Timestamps(timestamps))
+        Self::from_columns_unchecked(src, dst, EdgeValues::timestamps(timestamps))
     }
 
     /// A stream from its columns. The vertex count is the largest id + 1, or
@@ -170,8 +181,8 @@ impl EdgeStream {
         debug_assert_eq!(src.len(), dst.len());
         let vertex_count = max_id_plus_one(&src, &dst);
         Self {
-            src,
-            dst,
+            src: src.into(),
+            dst: dst.into(),
             values,
             vertex_count,
             ids: None,
@@ -185,6 +196,17 @@ impl EdgeStream {
         values: EdgeValues,
         vertex_count: usize,
     ) -> Self {
+        Self::from_column_parts(src.into(), dst.into(), values, vertex_count)
+    }
+
+    /// Columns (owned or mapped) and a vertex count the caller has already
+    /// checked: every id below it.
+    pub(crate) fn from_column_parts(
+        src: Column<VertexId>,
+        dst: Column<VertexId>,
+        values: EdgeValues,
+        vertex_count: usize,
+    ) -> Self {
         debug_assert_eq!(src.len(), dst.len());
         Self {
             src,
@@ -193,6 +215,13 @@ impl EdgeStream {
             vertex_count,
             ids: None,
         }
+    }
+
+    /// Whether the columns are read in place from a mapped binary
+    /// edge-stream file ([`crate::map_edge_stream`]) rather than held in
+    /// memory.
+    pub fn is_mapped(&self) -> bool {
+        self.src.is_mapped()
     }
 
     /// The original ids of the vertices, when the input's ids were sparse
@@ -236,7 +265,7 @@ impl EdgeStream {
 
     /// The id columns, for relabelling in place.
     pub(crate) fn columns_mut(&mut self) -> (&mut [VertexId], &mut [VertexId]) {
-        (&mut self.src, &mut self.dst)
+        (self.src.make_mut(), self.dst.make_mut())
     }
 
     /// After [`EdgeStream::columns_mut`] relabelled the ids: the vertex
@@ -322,7 +351,7 @@ impl EdgeStream {
     pub fn edges(&self) -> impl ExactSizeIterator<Item = Edge> + '_ {
         self.src
             .iter()
-            .zip(&self.dst)
+            .zip(self.dst.iter())
             .map(|(&s, &d)| Edge::new(s, d))
     }
 
@@ -349,7 +378,7 @@ impl EdgeStream {
     /// Appends a weighted edge. Panics unless the stream holds weights.
     pub fn push_weighted(&mut self, edge: WeightedEdge) {
         match &mut self.values {
-            EdgeValues::Weights(w) => w.push(edge.weight),
+            EdgeValues::Weights(w) => w.make_mut().push(edge.weight),
             _ => panic!("push_weighted on a stream without weights"),
         }
         self.push_endpoints(edge.src, edge.dst);
@@ -358,21 +387,27 @@ impl EdgeStream {
     /// Appends a timestamped edge. Panics unless the stream holds timestamps.
     pub fn push_timestamped(&mut self, edge: TimestampedEdge) {
         match &mut self.values {
-            EdgeValues::Timestamps(t) => t.push(edge.timestamp),
+            EdgeValues::Timestamps(t) => t.make_mut().push(edge.timestamp),
             _ => panic!("push_timestamped on a stream without timestamps"),
         }
         self.push_endpoints(edge.src, edge.dst);
     }
 
     fn push_endpoints(&mut self, src: VertexId, dst: VertexId) {
-        self.src.push(src);
-        self.dst.push(dst);
+        self.src.make_mut().push(src);
+        self.dst.make_mut().push(dst);
         self.vertex_count = self.vertex_count.max(src.max(dst) as usize + 1);
     }
 
-    /// Splits into `(src, dst, values, vertex_count)`.
+    /// Splits into `(src, dst, values, vertex_count)`; the columns of a
+    /// mapped stream ([`EdgeStream::is_mapped`]) are copied out.
     pub fn into_parts(self) -> (Vec<VertexId>, Vec<VertexId>, EdgeValues, usize) {
-        (self.src, self.dst, self.values, self.vertex_count)
+        (
+            self.src.into_vec(),
+            self.dst.into_vec(),
+            self.values,
+            self.vertex_count,
+        )
     }
 
     /// The whole stream as one [`EdgeChunk`] (weights included when the
@@ -404,24 +439,60 @@ impl EdgeStream {
     /// A new stream holding the edges at `order[0], order[1], ...` (a
     /// permutation or any selection of indices), with their values.
     pub(crate) fn gather(&self, order: &[usize]) -> Self {
-        let src = order.par_iter().map(|&i| self.src[i]).collect();
-        let dst = order.par_iter().map(|&i| self.dst[i]).collect();
+        let src = order.par_iter().map(|&i| self.src[i]).collect::<Vec<_>>();
+        let dst = order.par_iter().map(|&i| self.dst[i]).collect::<Vec<_>>();
         let values = match &self.values {
             EdgeValues::None => EdgeValues::None,
             EdgeValues::Weights(w) => {
-                EdgeValues::Weights(order.par_iter().map(|&i| w[i]).collect())
+                EdgeValues::weights(order.par_iter().map(|&i| w[i]).collect())
             }
             EdgeValues::Timestamps(t) => {
-                EdgeValues::Timestamps(order.par_iter().map(|&i| t[i]).collect())
+                EdgeValues::timestamps(order.par_iter().map(|&i| t[i]).collect())
             }
         };
         Self {
-            src,
-            dst,
+            src: src.into(),
+            dst: dst.into(),
             values,
             vertex_count: self.vertex_count,
             ids: self.ids.clone(),
         }
+    }
+
+    /// The stream without its third column.
+    pub(crate) fn without_values(mut self) -> Self {
+        self.values = EdgeValues::None;
+        self
+    }
+
+    /// A new stream after the line-level options of a reader: each edge's
+    /// reverse right after it with `symmetrize` (a self-loop once),
+    /// self-loops left out with `drop_self_loops`; values go with their
+    /// edges.
+    pub(crate) fn with_line_options(&self, symmetrize: bool, drop_self_loops: bool) -> Self {
+        let mut order = Vec::with_capacity(if symmetrize {
+            2 * self.len()
+        } else {
+            self.len()
+        });
+        let mut reversed = Vec::with_capacity(order.capacity());
+        for (i, edge) in self.edges().enumerate() {
+            if edge.src == edge.dst && drop_self_loops {
+                continue;
+            }
+            order.push(i);
+            reversed.push(false);
+            if symmetrize && edge.src != edge.dst {
+                order.push(i);
+                reversed.push(true);
+            }
+        }
+        let mut stream = self.gather(&order);
+        let (src, dst) = stream.columns_mut();
+        for (k, _) in reversed.iter().enumerate().filter(|(_, r)| **r) {
+            std::mem::swap(&mut src[k], &mut dst[k]);
+        }
+        stream
     }
 
     /// Keeps the first occurrence of every `(src, dst)` pair, in arrival

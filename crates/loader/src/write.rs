@@ -173,6 +173,33 @@ fn write_text(
 ) -> std::io::Result<()> {
     check_representable(stream, format, delimiter)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    if format == Format::MatrixMarket {
+        let weighted = stream.weights().is_some();
+        write_matrix_market_header(writer, weighted, stream.vertex_count(), stream.len())?;
+    }
+    write_body(writer, stream, format, delimiter)
+}
+
+/// The banner and size line of a Matrix Market file of `edges` edges over
+/// `n` vertices.
+fn write_matrix_market_header(
+    writer: &mut impl Write,
+    weighted: bool,
+    n: usize,
+    edges: usize,
+) -> std::io::Result<()> {
+    let field = if weighted { "real" } else { "pattern" };
+    writeln!(writer, "%%MatrixMarket matrix coordinate {field} general")?;
+    writeln!(writer, "{n} {n} {edges}")
+}
+
+/// The lines of `stream`'s edges, formatted in parallel.
+fn write_body(
+    writer: &mut impl Write,
+    stream: &EdgeStream,
+    format: Format,
+    delimiter: Delimiter,
+) -> std::io::Result<()> {
     let one_based = format == Format::MatrixMarket;
     let values = stream.values();
     let third = match (format, values) {
@@ -185,17 +212,6 @@ fn write_text(
         (_, EdgeValues::Timestamps(t)) => Third::Timestamps(t),
         (_, EdgeValues::None) => Third::None,
     };
-    if format == Format::MatrixMarket {
-        let field = if matches!(third, Third::None) {
-            "pattern"
-        } else {
-            "real"
-        };
-        let n = stream.vertex_count();
-        writeln!(writer, "%%MatrixMarket matrix coordinate {field} general")?;
-        writeln!(writer, "{n} {n} {}", stream.len())?;
-    }
-
     let tasks: Vec<std::ops::Range<usize>> = (0..stream.len())
         .step_by(EDGES_PER_TASK)
         .map(|start| start..(start + EDGES_PER_TASK).min(stream.len()))
@@ -210,6 +226,149 @@ fn write_text(
         }
     }
     Ok(())
+}
+
+/// A text file written a chunk of edges at a time, for streams that do
+/// not fit in memory (`dyngraph gen` at a billion edges): what
+/// [`write_edges`] writes for the concatenation of the chunks, the counts
+/// of a Matrix Market size line declared up front. Memory: the chunk
+/// being appended and its text.
+///
+/// Nothing appears under the final name until [`TextEdgeWriter::finish`]
+/// succeeds; dropping the writer before removes the temporary file.
+///
+/// ```
+/// use dyngraph_loader::{EdgeStream, Format, LoadOptions, TextEdgeWriter, load_edge_stream};
+/// use dyngraph_core::Edge;
+///
+/// let path = std::env::temp_dir().join(format!("dyngraph-doc-text-{}.el", std::process::id()));
+/// let mut writer = TextEdgeWriter::create(&path, Format::EdgeList, 3, 2, false)?;
+/// writer.append(&EdgeStream::from_edges(&[Edge::new(0, 1)]))?;
+/// writer.append(&EdgeStream::from_edges(&[Edge::new(1, 2)]))?;
+/// writer.finish()?;
+/// assert_eq!(load_edge_stream(&path, &LoadOptions::default())?.dst(), [1, 2]);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
+pub struct TextEdgeWriter {
+    sink: TextSink,
+    path: std::path::PathBuf,
+    format: Format,
+    delimiter: Delimiter,
+    declared: usize,
+    written: usize,
+}
+
+enum TextSink {
+    Plain(AtomicFile),
+    Gzip(flate2::write::GzEncoder<AtomicFile>),
+}
+
+impl TextSink {
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            TextSink::Plain(file) => file,
+            TextSink::Gzip(encoder) => encoder,
+        }
+    }
+}
+
+impl std::fmt::Debug for TextEdgeWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextEdgeWriter")
+            .field("path", &self.path)
+            .field("format", &self.format)
+            .field("written", &self.written)
+            .finish()
+    }
+}
+
+impl TextEdgeWriter {
+    /// Starts a text file at `path` (a temporary file until
+    /// [`TextEdgeWriter::finish`]) in `format`, gzip-compressed when the
+    /// path ends in `.gz`, for `edge_count` edges over `vertex_count`
+    /// vertices (the Matrix Market size line), `weighted` or not.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the temporary file cannot be created or written.
+    pub fn create(
+        path: impl AsRef<Path>,
+        format: Format,
+        vertex_count: usize,
+        edge_count: usize,
+        weighted: bool,
+    ) -> Result<TextEdgeWriter> {
+        let path = path.as_ref();
+        let file = AtomicFile::create(path)?;
+        let gzip = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+        let mut sink = if gzip {
+            TextSink::Gzip(flate2::write::GzEncoder::new(
+                file,
+                flate2::Compression::fast(),
+            ))
+        } else {
+            TextSink::Plain(file)
+        };
+        if format == Format::MatrixMarket {
+            write_matrix_market_header(&mut sink.writer(), weighted, vertex_count, edge_count)
+                .map_err(|source| Error::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+        }
+        Ok(TextEdgeWriter {
+            sink,
+            path: path.to_path_buf(),
+            format,
+            delimiter: delimiter_for(path, format),
+            declared: edge_count,
+            written: 0,
+        })
+    }
+
+    /// Appends `chunk`'s edges after those already appended.
+    ///
+    /// # Errors
+    /// As [`write_edges`] for what the format cannot hold; [`Error::Io`]
+    /// when the write fails.
+    pub fn append(&mut self, chunk: &EdgeStream) -> Result<()> {
+        check_representable(chunk, self.format, self.delimiter)?;
+        write_body(&mut self.sink.writer(), chunk, self.format, self.delimiter).map_err(
+            |source| Error::Io {
+                path: self.path.clone(),
+                source,
+            },
+        )?;
+        self.written += chunk.len();
+        Ok(())
+    }
+
+    /// Completes the file and renames it to its final name.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a Matrix Market file got a different
+    /// number of edges than its size line declares; [`Error::Io`] when a
+    /// write, the sync or the rename fails.
+    pub fn finish(self) -> Result<()> {
+        if self.format == Format::MatrixMarket && self.written != self.declared {
+            return Err(Error::InvalidArgument(format!(
+                "{}: {} edges appended, but the size line declares {}; nothing was written",
+                self.path.display(),
+                self.written,
+                self.declared
+            )));
+        }
+        let file = match self.sink {
+            TextSink::Plain(file) => file,
+            TextSink::Gzip(encoder) => encoder.finish().map_err(|source| Error::Io {
+                path: self.path.clone(),
+                source,
+            })?,
+        };
+        file.commit()
+    }
 }
 
 enum Third<'a> {

@@ -257,7 +257,7 @@ fn expected_after(stream: &EdgeStream, format: Format) -> EdgeStream {
     let (src, dst, values, vertex_count) = stream.clone().into_parts();
     let values = match (format, values) {
         (Format::EdgeList, _) => EdgeValues::None,
-        (Format::WeightedEdgeList, EdgeValues::None) => EdgeValues::Weights(vec![1.0; src.len()]),
+        (Format::WeightedEdgeList, EdgeValues::None) => EdgeValues::weights(vec![1.0; src.len()]),
         (_, values) => values,
     };
     let declared = (format == Format::MatrixMarket).then_some(vertex_count);

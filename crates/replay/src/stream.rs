@@ -51,8 +51,8 @@ impl From<EdgeStream> for Stream {
         let (src, dst, values, _) = stream.into_parts();
         let (timestamps, weights) = match values {
             EdgeValues::None => (None, None),
-            EdgeValues::Weights(weights) => (None, Some(weights)),
-            EdgeValues::Timestamps(timestamps) => (Some(timestamps), None),
+            EdgeValues::Weights(weights) => (None, Some(weights.into_vec())),
+            EdgeValues::Timestamps(timestamps) => (Some(timestamps.into_vec()), None),
         };
         Stream {
             src,

@@ -137,6 +137,12 @@ pub fn write_csr_file_to(mut writer: impl Write, graph: CsrView<'_>) -> std::io:
 /// CRC-32 of the concatenation of `pieces`, computed in parallel chunks and
 /// combined.
 fn crc32(pieces: &[&[u8]]) -> u32 {
+    crc_of(pieces).sum()
+}
+
+/// The running CRC-32 of the concatenation of `pieces` (to combine with
+/// others), computed in parallel chunks.
+pub(crate) fn crc_of(pieces: &[&[u8]]) -> flate2::Crc {
     let chunks: Vec<&[u8]> = pieces
         .iter()
         .flat_map(|piece| piece.chunks(CHECKSUM_CHUNK))
@@ -153,7 +159,7 @@ fn crc32(pieces: &[&[u8]]) -> u32 {
     for crc in &partial {
         total.combine(crc);
     }
-    total.sum()
+    total
 }
 
 /// How to open a binary `Csr` file.
@@ -328,7 +334,12 @@ pub(crate) fn has_magic(bytes: &[u8]) -> bool {
 /// [`Error::Io`] when the file cannot be opened or read (a directory
 /// included).
 pub fn is_csr_file(path: impl AsRef<Path>) -> Result<bool> {
-    let path = path.as_ref();
+    starts_with_magic(path.as_ref(), &CSR_FILE_MAGIC)
+}
+
+/// Whether the regular file at `path` starts with `magic` (a pipe answers
+/// `false` unread).
+pub(crate) fn starts_with_magic(path: &Path, magic: &[u8]) -> Result<bool> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -338,11 +349,11 @@ pub fn is_csr_file(path: impl AsRef<Path>) -> Result<bool> {
         return Ok(false);
     }
     let file = crate::load::open_file(path)?;
-    let mut head = Vec::with_capacity(CSR_FILE_MAGIC.len());
-    file.take(CSR_FILE_MAGIC.len() as u64)
+    let mut head = Vec::with_capacity(magic.len());
+    file.take(magic.len() as u64)
         .read_to_end(&mut head)
         .map_err(io)?;
-    Ok(has_magic(&head))
+    Ok(head == magic)
 }
 
 /// Runs `work` on `bytes` at an 8-byte aligned address (copied there when
@@ -536,7 +547,7 @@ pub(crate) fn stream_from_bytes(
     with_checked_view(bytes, path, options, |view| {
         let columns = columns_of(&view, options);
         let values = match columns.weights {
-            Some(weights) => EdgeValues::Weights(weights),
+            Some(weights) => EdgeValues::weights(weights),
             None => EdgeValues::None,
         };
         let mut stream =
