@@ -546,7 +546,8 @@ impl FromEdges for DurableVcsr {
     ///
     /// With [`DurableOptions::append`] and a `dir` that holds a store, opens
     /// it instead ([`DurableVcsr::open_or_create`]) and inserts `edges` as
-    /// one batch, durable when this returns.
+    /// one batch, committed to the write-ahead log (durable) when this
+    /// returns.
     fn from_edges<S: EdgeSource + ?Sized>(edges: &S, options: DurableOptions) -> Result<Self> {
         if options.append
             && let Some(dir) = &options.dir
@@ -554,7 +555,10 @@ impl FromEdges for DurableVcsr {
         {
             let (mut store, _) = DurableVcsr::open_or_create(dir, &options)?;
             store.insert_edges(edges)?;
-            store.sync()?;
+            // The cheap sync point (one log flush): a checkpoint here would
+            // rewrite every page the base touched, and the size threshold
+            // or close will take one anyway.
+            store.commit()?;
             return Ok(store);
         }
         DurableVcsr::create_from(options, Some(edges))
