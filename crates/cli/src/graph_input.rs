@@ -17,6 +17,11 @@ use std::path::Path;
 /// recognised by its magic bytes) mapped and read in place without a copy,
 /// any other file read by the loader. `-` is standard input.
 pub(crate) fn open_stream(path: &Path, options: &LoadOptions) -> Result<EdgeStream> {
+    Ok(read_edges(path, options)?)
+}
+
+/// [`open_stream`] with the library's error, for the replay job's reader.
+pub(crate) fn read_edges(path: &Path, options: &LoadOptions) -> dyngraph::core::Result<EdgeStream> {
     let path = &input_path(path);
     if is_edge_stream_file(path)? {
         // SAFETY: the map is read-only and lives while the command runs.
@@ -25,9 +30,9 @@ pub(crate) fn open_stream(path: &Path, options: &LoadOptions) -> Result<EdgeStre
         // text readers map their files too). dyngraph itself never writes a
         // file in place: it renames a new file over the old name, which
         // leaves a mapped file as it was.
-        return Ok(unsafe { map_edge_stream(path, options)? });
+        return unsafe { map_edge_stream(path, options) };
     }
-    Ok(load_edge_stream(path, options)?)
+    load_edge_stream(path, options)
 }
 
 /// A graph ready to be viewed as a `Csr`.

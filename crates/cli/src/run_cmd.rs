@@ -1,5 +1,6 @@
 //! `dyngraph run`: one kernel on one store built from a file, GAPBS style.
 
+use crate::progress::{Progress, phase_spinner};
 use crate::{install_threads, on_pool};
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -69,13 +70,16 @@ pub(crate) struct RunArgs {
 pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
     let threads = install_threads(args.threads)?;
     let timer = Instant::now();
+    // On a terminal: the phase (reading, building, which trial) and its
+    // time; at a billion edges each takes minutes.
+    let progress = phase_spinner(&format!("reading {}", args.file.display()));
     // SSSP needs weights that are numbers from 0: refused at their line.
     let load = args
         .input
         .load_options()
         .nonnegative_weights(args.kernel == KernelName::Sssp);
     if DurableVcsr::is_store_dir(&args.file) {
-        return run_on_store(&args, threads, timer);
+        return run_on_store(&args, threads, timer, &progress);
     }
     let kind = match args.store {
         RunStore::Store(kind) => kind,
@@ -84,9 +88,9 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
             let input =
                 crate::graph_input::CsrInput::open(&args.file, &load.clone().in_edges(true))?;
             let graph = input.view()?;
-            report_built(&graph, &args, threads, timer);
+            report_built(&graph, &args, threads, timer, &progress);
             let ids = graph.ids();
-            return trials(&graph, &args, |v| {
+            return trials(&graph, &args, &progress, |v| {
                 ids.map_or_else(|| v.to_string(), |ids| ids.original(v).to_string())
             });
         }
@@ -94,6 +98,11 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
     let path = crate::input::input_path(&args.file);
     let stream = crate::graph_input::open_stream(&path, &load)?;
     crate::input::note_relabelled(&path, stream.ids());
+    progress.set_message(format!(
+        "building a {} of {} edges",
+        kind.name(),
+        stream.len()
+    ));
     // Kernels may pull over in-edges (where the store keeps them); weights
     // when the file has them.
     let wanted = StoreOptions::new(Semantics::Multigraph)
@@ -108,6 +117,7 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
         args: &args,
         threads,
         timer,
+        progress: &progress,
     };
     kind.visit(&StoreSettings::default(), options, work)
 }
@@ -115,7 +125,12 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
 /// `run KERNEL D` on a durable store's directory: the kernel runs on the
 /// kept graph, opened read-only in place (pull over its in-edges when it
 /// keeps them), without copying the edges.
-fn run_on_store(args: &RunArgs, threads: usize, timer: Instant) -> Result<ExitCode> {
+fn run_on_store(
+    args: &RunArgs,
+    threads: usize,
+    timer: Instant,
+    progress: &Progress,
+) -> Result<ExitCode> {
     if !matches!(
         args.store,
         RunStore::Csr | RunStore::Store(StoreKind::Durable)
@@ -135,25 +150,35 @@ fn run_on_store(args: &RunArgs, threads: usize, timer: Instant) -> Result<ExitCo
             args.file.display()
         );
     }
-    println!(
-        "{}: {} vertices, {} edges, durable store opened read-only in {:.3} s ({threads} threads)",
-        args.file.display(),
-        store.vertex_count(),
-        store.edge_count(),
-        timer.elapsed().as_secs_f64()
-    );
-    trials(&store, args, |v| v.to_string())
+    progress.suspend(|| {
+        println!(
+            "{}: {} vertices, {} edges, durable store opened read-only in {:.3} s ({threads} threads)",
+            args.file.display(),
+            store.vertex_count(),
+            store.edge_count(),
+            timer.elapsed().as_secs_f64()
+        )
+    });
+    trials(&store, args, progress, |v| v.to_string())
 }
 
-fn report_built<G: Graph>(graph: &G, args: &RunArgs, threads: usize, timer: Instant) {
-    println!(
-        "{}: {} vertices, {} edges, {:?} built in {:.3} s ({threads} threads)",
-        args.file.display(),
-        graph.vertex_count(),
-        graph.edge_count(),
-        args.store,
-        timer.elapsed().as_secs_f64()
-    );
+fn report_built<G: Graph>(
+    graph: &G,
+    args: &RunArgs,
+    threads: usize,
+    timer: Instant,
+    progress: &Progress,
+) {
+    progress.suspend(|| {
+        println!(
+            "{}: {} vertices, {} edges, {:?} built in {:.3} s ({threads} threads)",
+            args.file.display(),
+            graph.vertex_count(),
+            graph.edge_count(),
+            args.store,
+            timer.elapsed().as_secs_f64()
+        )
+    });
 }
 
 /// Builds the store from the stream's columns in bulk and runs the trials
@@ -163,6 +188,7 @@ struct OnStore<'a> {
     args: &'a RunArgs,
     threads: usize,
     timer: Instant,
+    progress: &'a Progress,
 }
 
 impl StoreVisitor for OnStore<'_> {
@@ -172,9 +198,9 @@ impl StoreVisitor for OnStore<'_> {
         let store = S::from_edges(&self.stream, options)?;
         let ids = self.stream.take_ids();
         drop(self.stream);
-        report_built(&store, self.args, self.threads, self.timer);
+        report_built(&store, self.args, self.threads, self.timer, self.progress);
         let snapshot = store.snapshot();
-        trials(&store.view(&snapshot)?, self.args, |v| {
+        trials(&store.view(&snapshot)?, self.args, self.progress, |v| {
             ids.as_ref()
                 .map_or_else(|| v.to_string(), |ids| ids.original(v).to_string())
         })
@@ -186,6 +212,7 @@ impl StoreVisitor for OnStore<'_> {
 fn trials<G: ReadGraph>(
     graph: &G,
     args: &RunArgs,
+    progress: &Progress,
     name: impl Fn(VertexId) -> String,
 ) -> Result<ExitCode> {
     let source = match args.source {
@@ -203,6 +230,7 @@ fn trials<G: ReadGraph>(
     let mut wrong = 0;
     let mut last = None;
     for trial in 1..=args.trials {
+        progress.set_message(format!("trial {trial} of {}: {}", args.trials, args.kernel));
         let (output, seconds) = on_pool(|| {
             let timer = Instant::now();
             let output = dyngraph::kernels::run(graph, &options);
@@ -210,23 +238,25 @@ fn trials<G: ReadGraph>(
         });
         let output = output?;
         total += seconds;
-        print!(
+        let mut line = format!(
             "trial {trial}: {seconds:.6} s  {} [{}]",
             output.summary(),
             output.mode()
         );
         if args.verify {
+            progress.set_message(format!("verifying trial {trial}"));
             match dyngraph::kernels::verify(graph, &output) {
-                Ok(()) => print!("  [verified]"),
+                Ok(()) => line.push_str("  [verified]"),
                 Err(error) => {
                     wrong += 1;
-                    print!("  [WRONG: {error}]");
+                    line.push_str(&format!("  [WRONG: {error}]"));
                 }
             }
         }
-        println!();
+        progress.suspend(|| println!("{line}"));
         last = Some(output);
     }
+    progress.finish_and_clear();
     if let Some(dyngraph::kernels::KernelOutput::PageRank(ranks)) = &last {
         let top: Vec<String> = ranks
             .top(10)

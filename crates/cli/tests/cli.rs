@@ -1195,7 +1195,13 @@ fn a_write_cut_off_by_the_file_size_limit_keeps_the_previous_file() {
     // output below is larger than its limit (the binary file ~500 KB, the
     // edge list ~600 KB, the CSV of four stores' timed groups ~20 KB), so
     // each write is cut off mid-way.
-    let cases: [(&str, Vec<String>); 3] = [
+    let gen_kron = ["gen", "kron", "--scale", "12", "-o"]
+        .map(String::from)
+        .to_vec();
+    let cases: [(&str, Vec<String>); 5] = [
+        // Issue 29: `gen` streams its edges to a temporary name too.
+        ("k.dges", gen_kron.clone()),
+        ("k.el", gen_kron),
         (
             "g.dgcsr",
             vec!["convert".into(), sample().display().to_string()],
@@ -1265,6 +1271,76 @@ fn a_write_cut_off_by_the_file_size_limit_keeps_the_previous_file() {
         assert!(output.status.success(), "{name}: {}", stderr(&output));
         assert_ne!(std::fs::read(&target).unwrap(), previous, "{name}");
     }
+}
+
+/// Issue 29: running out of space while a replay appends to a durable
+/// store must not lose what the store held: the command fails with one
+/// line naming the file, and the store opens with every edge it had and
+/// every edge it acknowledged since, whether the write failed cleanly or
+/// the process was killed mid-write.
+#[test]
+fn out_of_space_while_appending_to_a_durable_store_loses_nothing_stored() {
+    let dir = temp_dir("durable-fsize");
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (first, second) = lines.split_at(lines.len() / 2);
+    let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+    std::fs::write(&a, first.join("\n") + "\n").unwrap();
+    std::fs::write(&b, second.join("\n") + "\n").unwrap();
+    let edges = |store: &Path| -> (u64, u64) {
+        let output = dyngraph(&["load", store.to_str().unwrap(), "--json", "-"]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let count = |key: &str| json[key].as_u64().unwrap();
+        (count("edges"), count("acknowledged_edges"))
+    };
+    for ignore_signal in [true, false] {
+        let store = dir.join(format!("D-{ignore_signal}"));
+        let store_arg = store.to_str().unwrap();
+        let output = dyngraph(&[
+            "replay",
+            a.to_str().unwrap(),
+            "--store",
+            "durable",
+            "--dir",
+            store_arg,
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let before = edges(&store);
+        assert_eq!(before.0, before.1, "a closed store acknowledged every edge");
+        // 600 blocks of `ulimit -f` (300 or 600 KB): the store's files are
+        // about 250 KB, so the append runs into the limit part-way.
+        let args = [
+            "replay",
+            b.to_str().unwrap(),
+            "--store",
+            "durable",
+            "--dir",
+            store_arg,
+            "--append",
+            "--batch",
+            "500",
+        ];
+        let output = dyngraph_size_limited(&args, 600, ignore_signal);
+        assert!(
+            !output.status.success(),
+            "the append should have hit the limit"
+        );
+        if ignore_signal {
+            let line = one_line_error(&output);
+            assert!(
+                line.contains("File too large") && line.contains(store_arg),
+                "{line}"
+            );
+        }
+        let after = edges(&store);
+        assert!(
+            after.0 >= before.0,
+            "lost stored edges: {before:?} -> {after:?}"
+        );
+        assert_eq!(after.0, after.1, "recovered to what was acknowledged");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// `dyngraph run pr g.el | head -1` panicked with "failed printing to

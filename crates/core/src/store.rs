@@ -267,6 +267,17 @@ pub trait GraphStore: ReadGraph + FromEdges + Snapshots + Send {
         None
     }
 
+    /// Makes every update applied so far durable: a durable store commits
+    /// (one sync of its log), a store in memory has nothing to do. A
+    /// replay calls it once after its last batch, outside the timed work,
+    /// so that the edges it reports acknowledged are all of them.
+    ///
+    /// # Errors
+    /// The durable store's I/O errors.
+    fn persist(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// Freezes the graph into an immutable [`Csr`], in parallel, with the
     /// same edges in each vertex's order, and in-edges and weights when the
     /// store keeps them.

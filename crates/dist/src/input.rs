@@ -192,10 +192,10 @@ impl SharedGenerated {
         let len = whole.len();
         let range = len * index / workers..len * (index + 1) / workers;
         Ok(Stream {
-            src: whole.src()[range.clone()].to_vec(),
-            dst: whole.dst()[range.clone()].to_vec(),
-            timestamps: whole.timestamps().map(|t| t[range.clone()].to_vec()),
-            weights: whole.weights().map(|w| w[range].to_vec()),
+            src: whole.src()[range.clone()].to_vec().into(),
+            dst: whole.dst()[range.clone()].to_vec().into(),
+            timestamps: whole.timestamps().map(|t| t[range.clone()].to_vec().into()),
+            weights: whole.weights().map(|w| w[range].to_vec().into()),
             ids: None,
         })
     }

@@ -597,6 +597,11 @@ impl GraphStore for DurableVcsr {
         Some(self.acknowledged().edges)
     }
 
+    /// [`DurableVcsr::commit`].
+    fn persist(&mut self) -> Result<()> {
+        self.commit().map(|_| ())
+    }
+
     /// The DRAM vertex arrays and section tables plus the mapped lengths of
     /// the edge arrays and the edge logs.
     fn memory_bytes(&self) -> usize {

@@ -98,6 +98,12 @@ impl<T> From<Vec<T>> for Column<T> {
     }
 }
 
+impl<T> FromIterator<T> for Column<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
+        Column(Repr::Owned(values.into_iter().collect()))
+    }
+}
+
 impl<T: bytemuck::Pod + PartialEq> PartialEq for Column<T> {
     fn eq(&self, other: &Self) -> bool {
         self[..] == other[..]

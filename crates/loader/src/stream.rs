@@ -410,6 +410,12 @@ impl EdgeStream {
         )
     }
 
+    /// Splits into `(src, dst, values, vertex_count)` as they are: the
+    /// columns of a mapped stream stay read in place from the map.
+    pub fn into_columns(self) -> (Column<VertexId>, Column<VertexId>, EdgeValues, usize) {
+        (self.src, self.dst, self.values, self.vertex_count)
+    }
+
     /// The whole stream as one [`EdgeChunk`] (weights included when the
     /// stream has them; timestamps are not CSR data and are left out).
     pub fn as_chunk(&self) -> EdgeChunk<'_> {

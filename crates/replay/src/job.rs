@@ -36,7 +36,7 @@ use crate::window::Window;
 use dyngraph_core::{DynamicStore, Error, Result, Semantics, VertexId};
 use dyngraph_durable::DurableVcsr;
 use dyngraph_kernels::KernelName;
-use dyngraph_loader::{LoadOptions, load_edge_stream};
+use dyngraph_loader::{EdgeStream, LoadOptions, load_edge_stream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -161,7 +161,16 @@ impl ReplayProgress for () {}
 /// Reads the spec's input into the stream it replays: reordered, doubled
 /// when undirected. An input without edges is an error.
 pub fn read_stream(spec: &ReplaySpec) -> Result<Stream> {
-    let mut stream = Stream::from(load_edge_stream(&spec.input, &spec.load)?);
+    prepare_stream(spec, load_edge_stream(&spec.input, &spec.load)?)
+}
+
+/// The stream the spec replays from its input's edges, read by the caller
+/// (for example a binary edge stream mapped with
+/// [`dyngraph_loader::map_edge_stream`], whose columns a replay in file
+/// order then reads in place): reordered, doubled when undirected. An
+/// input without edges is an error.
+pub fn prepare_stream(spec: &ReplaySpec, edges: EdgeStream) -> Result<Stream> {
+    let mut stream = Stream::from(edges);
     if stream.is_empty() {
         return Err(Error::NoEdges {
             path: spec.input.clone(),
@@ -196,8 +205,24 @@ pub fn run(
     progress: &mut dyn ReplayProgress,
     stop: &AtomicBool,
 ) -> Result<Report> {
+    run_reading(
+        spec,
+        |spec| load_edge_stream(&spec.input, &spec.load),
+        progress,
+        stop,
+    )
+}
+
+/// [`run`] with the input's edges read by `read` (after the spec's checks):
+/// the way to hand the job a mapped binary edge stream.
+pub fn run_reading(
+    spec: &ReplaySpec,
+    read: impl FnOnce(&ReplaySpec) -> Result<EdgeStream>,
+    progress: &mut dyn ReplayProgress,
+    stop: &AtomicBool,
+) -> Result<Report> {
     spec.check()?;
-    let stream = read_stream(spec)?;
+    let stream = prepare_stream(spec, read(spec)?)?;
     run_on(spec, &stream, progress, stop)
 }
 

@@ -4,7 +4,7 @@
 use dyngraph_core::{
     EdgeChunk, EdgeSource, Error, IdMap, Result, Timestamp, VertexId, Weight, WeightedEdge,
 };
-use dyngraph_loader::{EdgeStream, EdgeValues};
+use dyngraph_loader::{Column, EdgeStream, EdgeValues};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -12,17 +12,21 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Edges as parallel columns, in the order they will be replayed. Batches
-/// are handed to stores as [`EdgeChunk`]s of these columns: no copy.
+/// are handed to stores as [`EdgeChunk`]s of these columns: no copy. The
+/// columns of a mapped binary edge stream
+/// ([`dyngraph_loader::map_edge_stream`]) stay read in place from the map
+/// (a replay in file order copies nothing; a reordering gathers into new
+/// columns).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stream {
     /// Sources.
-    pub src: Vec<VertexId>,
+    pub src: Column<VertexId>,
     /// Destinations.
-    pub dst: Vec<VertexId>,
+    pub dst: Column<VertexId>,
     /// Arrival times, when the input has them (SNAP temporal files).
-    pub timestamps: Option<Vec<Timestamp>>,
+    pub timestamps: Option<Column<Timestamp>>,
     /// Weights, when the input has them (`.wel`, weighted Matrix Market).
-    pub weights: Option<Vec<Weight>>,
+    pub weights: Option<Column<Weight>>,
     /// The original ids of the vertices, when the input's ids were sparse
     /// integers or strings and the loader relabelled them.
     pub ids: Option<Arc<IdMap>>,
@@ -45,14 +49,15 @@ pub enum Order {
 }
 
 impl From<EdgeStream> for Stream {
-    /// Takes the loader's columns over without copying them.
+    /// Takes the loader's columns over without copying them (mapped ones
+    /// stay mapped).
     fn from(mut stream: EdgeStream) -> Self {
         let ids = stream.take_ids().map(Arc::new);
-        let (src, dst, values, _) = stream.into_parts();
+        let (src, dst, values, _) = stream.into_columns();
         let (timestamps, weights) = match values {
             EdgeValues::None => (None, None),
-            EdgeValues::Weights(weights) => (None, Some(weights.into_vec())),
-            EdgeValues::Timestamps(timestamps) => (Some(timestamps.into_vec()), None),
+            EdgeValues::Weights(weights) => (None, Some(weights)),
+            EdgeValues::Timestamps(timestamps) => (Some(timestamps), None),
         };
         Stream {
             src,
@@ -67,10 +72,10 @@ impl From<EdgeStream> for Stream {
 impl Stream {
     /// A stream of `(src, dst)` pairs without timestamps or weights.
     pub fn from_pairs(pairs: impl IntoIterator<Item = (VertexId, VertexId)>) -> Self {
-        let (src, dst) = pairs.into_iter().unzip();
+        let (src, dst): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
         Stream {
-            src,
-            dst,
+            src: src.into(),
+            dst: dst.into(),
             ..Stream::default()
         }
     }
@@ -88,7 +93,7 @@ impl Stream {
     /// Largest id + 1 (the relabelled ids' count when there are original
     /// ids).
     pub fn vertex_count(&self) -> usize {
-        let max = self.src.iter().chain(&self.dst).max();
+        let max = self.src.iter().chain(self.dst.iter()).max();
         let by_ids = max.map_or(0, |&id| id as usize + 1);
         self.ids
             .as_ref()
@@ -140,27 +145,22 @@ impl Stream {
         }
         self.src = gather(&self.src, &permutation);
         self.dst = gather(&self.dst, &permutation);
-        self.timestamps = self.timestamps.as_ref().map(|t| gather(t, &permutation));
-        self.weights = self.weights.as_ref().map(|w| gather(w, &permutation));
+        self.timestamps = self.timestamps.as_deref().map(|t| gather(t, &permutation));
+        self.weights = self.weights.as_deref().map(|w| gather(w, &permutation));
         Ok(())
     }
 
     /// Each edge followed by its reverse (a self-loop once), for undirected
     /// replays. The reverse arrives at the same time with the same weight.
     pub fn symmetrized(&self) -> Stream {
-        let mut out = Stream {
-            src: Vec::with_capacity(self.len() * 2),
-            dst: Vec::with_capacity(self.len() * 2),
-            timestamps: self
-                .timestamps
-                .as_ref()
-                .map(|_| Vec::with_capacity(self.len() * 2)),
-            weights: self
-                .weights
-                .as_ref()
-                .map(|_| Vec::with_capacity(self.len() * 2)),
-            ids: self.ids.clone(),
-        };
+        let doubled = self.len() * 2;
+        let mut src = Vec::with_capacity(doubled);
+        let mut dst = Vec::with_capacity(doubled);
+        let mut timestamps = self
+            .timestamps
+            .as_ref()
+            .map(|_| Vec::with_capacity(doubled));
+        let mut weights = self.weights.as_ref().map(|_| Vec::with_capacity(doubled));
         for i in 0..self.len() {
             let copies = if self.src[i] == self.dst[i] { 1 } else { 2 };
             for copy in 0..copies {
@@ -169,17 +169,23 @@ impl Stream {
                 } else {
                     (self.dst[i], self.src[i])
                 };
-                out.src.push(s);
-                out.dst.push(d);
-                if let (Some(out_t), Some(t)) = (&mut out.timestamps, &self.timestamps) {
+                src.push(s);
+                dst.push(d);
+                if let (Some(out_t), Some(t)) = (&mut timestamps, &self.timestamps) {
                     out_t.push(t[i]);
                 }
-                if let (Some(out_w), Some(w)) = (&mut out.weights, &self.weights) {
+                if let (Some(out_w), Some(w)) = (&mut weights, &self.weights) {
                     out_w.push(w[i]);
                 }
             }
         }
-        out
+        Stream {
+            src: src.into(),
+            dst: dst.into(),
+            timestamps: timestamps.map(Column::from),
+            weights: weights.map(Column::from),
+            ids: self.ids.clone(),
+        }
     }
 }
 
@@ -202,7 +208,7 @@ impl EdgeSource for Stream {
     }
 }
 
-fn gather<T: Copy>(values: &[T], permutation: &[usize]) -> Vec<T> {
+fn gather<T: Copy>(values: &[T], permutation: &[usize]) -> Column<T> {
     permutation.iter().map(|&i| values[i]).collect()
 }
 
@@ -212,9 +218,9 @@ mod tests {
 
     fn sample() -> Stream {
         Stream {
-            src: vec![3, 1, 2, 1],
-            dst: vec![0, 1, 3, 0],
-            timestamps: Some(vec![30, 10, 10, 5]),
+            src: vec![3, 1, 2, 1].into(),
+            dst: vec![0, 1, 3, 0].into(),
+            timestamps: Some(vec![30, 10, 10, 5].into()),
             weights: None,
             ids: None,
         }
@@ -224,16 +230,16 @@ mod tests {
     fn time_order_is_stable_on_ties() {
         let mut stream = sample();
         stream.reorder(Order::Time, 0).unwrap();
-        assert_eq!(stream.src, [1, 1, 2, 3]);
-        assert_eq!(stream.timestamps.unwrap(), [5, 10, 10, 30]);
+        assert_eq!(stream.src[..], [1, 1, 2, 3]);
+        assert_eq!(stream.timestamps.unwrap()[..], [5, 10, 10, 30]);
     }
 
     #[test]
     fn source_order_groups_sources_keeping_file_order() {
         let mut stream = sample();
         stream.reorder(Order::Source, 0).unwrap();
-        assert_eq!(stream.src, [1, 1, 2, 3]);
-        assert_eq!(stream.dst, [1, 0, 3, 0]);
+        assert_eq!(stream.src[..], [1, 1, 2, 3]);
+        assert_eq!(stream.dst[..], [1, 0, 3, 0]);
     }
 
     #[test]
@@ -248,7 +254,7 @@ mod tests {
         b.reorder(Order::Shuffle, 2).unwrap();
         assert_ne!(a.src, b.src);
         assert_eq!(a.src, a.dst, "columns move together");
-        let mut sorted = a.src.clone();
+        let mut sorted = a.src.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..1000).collect::<Vec<_>>());
     }
@@ -263,15 +269,15 @@ mod tests {
     #[test]
     fn symmetrize_adds_reverses_and_keeps_self_loops_once() {
         let stream = sample().symmetrized();
-        assert_eq!(stream.src, [3, 0, 1, 2, 3, 1, 0]);
-        assert_eq!(stream.dst, [0, 3, 1, 3, 2, 0, 1]);
-        assert_eq!(stream.timestamps.unwrap(), [30, 30, 10, 10, 10, 5, 5]);
+        assert_eq!(stream.src[..], [3, 0, 1, 2, 3, 1, 0]);
+        assert_eq!(stream.dst[..], [0, 3, 1, 3, 2, 0, 1]);
+        assert_eq!(stream.timestamps.unwrap()[..], [30, 30, 10, 10, 10, 5, 5]);
     }
 
     #[test]
     fn chunks_borrow_the_columns_and_drop_weights_on_request() {
         let stream = Stream {
-            weights: Some(vec![0.5, 1.5, 2.5, 3.5]),
+            weights: Some(vec![0.5, 1.5, 2.5, 3.5].into()),
             ..sample()
         };
         let chunk = stream.chunk(1..3, true);
