@@ -757,7 +757,7 @@ impl ConcurrentWriter<'_> {
         }
         let due = {
             let shape = self.shape.read().unwrap_or_else(|e| e.into_inner());
-            shape.store.wal.file_bytes() >= shape.store.checkpoint_bytes
+            shape.store.wal.file_bytes() >= shape.store.checkpoint_threshold()
         };
         if due {
             self.exclusive(|store| store.maybe_checkpoint())?;

@@ -183,6 +183,9 @@ pub struct DurableOptions {
     pub max_undo_bytes: u64,
     /// Bytes of write-ahead log after which the arrays are checkpointed
     /// (and the log emptied); bounds recovery's replay. Default 64 MiB.
+    /// A store whose edge arrays pass eight times this waits for an eighth
+    /// of their bytes instead, so that a checkpoint that rewrites them
+    /// costs at most eight bytes per byte of log.
     pub checkpoint_bytes: u64,
     /// Check every page and edge-log region against its checksum when the
     /// store is opened (default on). Off, a clean open of a large store is
