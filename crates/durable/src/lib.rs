@@ -114,7 +114,8 @@
 //!
 //! A **checkpoint** writes the arrays, so that the log can start afresh:
 //! when the log passes [`DurableOptions::checkpoint_bytes`] (64 MiB, or an
-//! eighth of the edge arrays' bytes when that is more), on
+//! eighth of the edge arrays' bytes when that is more:
+//! [`DurableOptions::checkpoint_array_divisor`]), on
 //! [`DurableVcsr::sync`], and at close. In place when the pages changed
 //! since the last one are fewer than [`DurableOptions::max_undo_bytes`]
 //! and no read-only open maps the files: the on-disk bytes of every range

@@ -146,7 +146,9 @@ fn plan(seed: u64, dir: &Path, writers: usize) -> Plan {
             rng.random_range(1024..16_384)
         } else {
             64 << 20
-        });
+        })
+        // Small thresholds exactly, to crash inside many checkpoints.
+        .checkpoint_array_divisor(0);
     Plan {
         ops,
         options,

@@ -89,6 +89,36 @@ fn a_closed_store_reopens_and_appends_the_next_edges() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 29: at a billion edges a checkpoint at every 64 MiB of log
+/// rewrote the whole 3.3 GB edge array each time (scattered inserts dirty
+/// most pages). A checkpoint now also waits for the arrays' bytes over
+/// `checkpoint_array_divisor` of log: fewer checkpoints, the same graph.
+#[test]
+fn checkpoints_of_a_large_store_wait_for_a_share_of_its_arrays() {
+    let edges = college();
+    let checkpoints = |divisor: u64| {
+        let dir = fresh_dir(&format!("divisor-{divisor}"));
+        // A threshold far below the arrays' bytes, as 64 MiB is at scale.
+        let options = DurableOptions::in_dir(&dir)
+            .checkpoint_bytes(4096)
+            .checkpoint_array_divisor(divisor);
+        let mut store = DurableVcsr::create(&dir, options).unwrap();
+        insert_in_batches(&mut store, &edges, 500);
+        let count = store.stats().checkpoints;
+        store.close().unwrap();
+        let store = DurableVcsr::open(&dir).unwrap();
+        compare_with_model(&store, &model_of(&edges)).unwrap();
+        drop(store);
+        std::fs::remove_dir_all(&dir).unwrap();
+        count
+    };
+    let (fixed, scaled) = (checkpoints(0), checkpoints(8));
+    assert!(
+        scaled * 4 < fixed,
+        "{scaled} checkpoints with the divisor, {fixed} without"
+    );
+}
+
 /// The child of the kill test: inserts the first half of CollegeMsg in
 /// batches of 1,000 (each acknowledged when it returns) and says so after
 /// each, until it is killed.

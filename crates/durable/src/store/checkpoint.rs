@@ -69,16 +69,15 @@ impl DurableVcsr {
 
     /// Bytes of log after which a checkpoint is due:
     /// [`DurableOptions::checkpoint_bytes`](crate::DurableOptions::checkpoint_bytes),
-    /// or an eighth of the edge arrays' bytes when that is more. Scattered
-    /// inserts dirty most pages of the arrays between two checkpoints, and
-    /// a checkpoint then rewrites them whole: at a fixed 64 MiB a store of
-    /// a billion edges rewrote its 3.3 GB array for every 64 MiB of log
-    /// (50 bytes written per byte logged, growing with the store). Scaled,
-    /// a checkpoint costs at most eight bytes per byte logged, and recovery
-    /// replays a log an eighth of the arrays at most.
+    /// or the edge arrays' bytes over
+    /// [`DurableOptions::checkpoint_array_divisor`](crate::DurableOptions::checkpoint_array_divisor)
+    /// when that is more.
     pub(crate) fn checkpoint_threshold(&self) -> u64 {
         let arrays: u64 = self.sides().map(|s| s.edges.len()).sum();
-        self.checkpoint_bytes.max(arrays / 8)
+        let scaled = arrays
+            .checked_div(self.checkpoint_array_divisor)
+            .unwrap_or(0);
+        self.checkpoint_bytes.max(scaled)
     }
 
     /// The checkpoint (see [`DurableVcsr::sync`]). With `closing`, the log

@@ -291,6 +291,7 @@ impl DurableVcsr {
             sync_policy: options.sync,
             since_commit: 0,
             checkpoint_bytes: options.checkpoint_bytes,
+            checkpoint_array_divisor: options.checkpoint_array_divisor,
             stats: Default::default(),
             snapshots: SnapshotRegistry::default(),
             recovery: RecoveryReport::default(),

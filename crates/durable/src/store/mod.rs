@@ -59,6 +59,7 @@ pub struct DurableVcsr {
     /// Updates applied since the last commit the policy made.
     since_commit: u64,
     pub(crate) checkpoint_bytes: u64,
+    pub(crate) checkpoint_array_divisor: u64,
     /// Store-level counters (commits, checkpoints, undo, metadata); the
     /// sides and the log keep their own, summed by [`DurableVcsr::stats`].
     pub(crate) stats: DurableStats,
