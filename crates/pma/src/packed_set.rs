@@ -363,6 +363,59 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         if found {
             return false;
         }
+        self.insert_located(leaf, pos, x);
+        true
+    }
+
+    /// Inserts `x`, told where it goes: right before the element at slot
+    /// `next` (`None`: after every element). An owner that keeps slot
+    /// positions (PCSR's sentinel index) places an element without the
+    /// search over leaf heads that [`insert`](Self::insert) does. The hint
+    /// is checked against the element at `next` and the one before it,
+    /// `O(1)` (plus a skip over empty leaves); a wrong hint (or an `x`
+    /// already there) falls back to [`insert`](Self::insert), so the set
+    /// stays ordered whatever the hint. Returns whether `x` was added.
+    pub fn insert_before(&mut self, next: Option<usize>, x: T) -> bool {
+        let shift = self.leaf_size.trailing_zeros();
+        let (leaf, pos) = match next {
+            Some(slot) if slot < self.slots.len() => {
+                let (leaf, pos) = (slot >> shift, slot & (self.leaf_size - 1));
+                if pos >= self.counts[leaf] || self.slots[slot] <= x {
+                    return self.insert(x);
+                }
+                if pos > 0 {
+                    (leaf, pos)
+                } else {
+                    // Where `insert` puts an element smaller than a
+                    // leaf's head: at the end of the previous non-empty
+                    // leaf, or at the very start when there is none.
+                    self.end_of_nonempty_before(leaf).unwrap_or((0, 0))
+                }
+            }
+            Some(_) => return self.insert(x),
+            None => self
+                .end_of_nonempty_before(self.counts.len())
+                .unwrap_or((0, 0)),
+        };
+        if pos > 0 && self.slots[(leaf << shift) + pos - 1] >= x {
+            return self.insert(x);
+        }
+        debug_assert_eq!(self.locate(&x), (leaf, pos, false), "insert_before's place");
+        self.insert_located(leaf, pos, x);
+        true
+    }
+
+    /// `(leaf, count)` of the last non-empty leaf before `leaf`.
+    #[inline]
+    fn end_of_nonempty_before(&self, leaf: usize) -> Option<(usize, usize)> {
+        (0..leaf)
+            .rev()
+            .find(|&l| self.counts[l] > 0)
+            .map(|l| (l, self.counts[l]))
+    }
+
+    /// Inserts `x` at position `pos` of `leaf`, its place in the order.
+    fn insert_located(&mut self, leaf: usize, pos: usize, x: T) {
         let count = self.counts[leaf];
         let (_, upper) = self.tree.bounds(0);
         let root_upper = self.config.thresholds.root_upper;
@@ -386,7 +439,6 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         }
         self.len += 1;
         self.stats.inserts += 1;
-        true
     }
 
     /// Removes `x`; returns whether it was there.

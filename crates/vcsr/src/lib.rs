@@ -139,6 +139,7 @@ mod vcsr;
 
 pub use bal::{
     BLOCK_EDGES, Bal, BalInEdges, BalNeighbors, BalStats, BalWeightedNeighbors, BalWeights,
+    FIRST_BLOCK_EDGES,
 };
 pub use dyngraph_core::StoreOptions;
 pub use dyngraph_pma::{

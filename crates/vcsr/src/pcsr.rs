@@ -75,7 +75,8 @@ impl PackedEdges {
         self.next_seq.resize(vertex_count, 1);
         self.sentinel_slot.resize(vertex_count, 0);
         for v in first_new..vertex_count {
-            self.set.insert(Slot::sentinel(v as VertexId));
+            // The largest element yet: it goes after every other.
+            self.set.insert_before(None, Slot::sentinel(v as VertexId));
             // Each appended sentinel may move the others: index after each
             // (its changed slots are a leaf, or a window on a rebalance).
             self.reindex();
@@ -129,12 +130,19 @@ impl PackedEdges {
         self.next_seq[v as usize] = seq
             .checked_add(1)
             .ok_or_else(|| Error::InvalidStructure(format!("vertex {v} has had 2^32 inserts")))?;
-        let inserted = self.set.insert(Slot {
-            src: v,
-            seq,
-            dst,
-            weight: weight.to_bits(),
-        });
+        // The largest key of `v`: it goes right before the next vertex's
+        // sentinel (after every element for the last vertex), a place the
+        // sentinel index gives without a search.
+        let next = self.sentinel_slot.get(v as usize + 1).copied();
+        let inserted = self.set.insert_before(
+            next,
+            Slot {
+                src: v,
+                seq,
+                dst,
+                weight: weight.to_bits(),
+            },
+        );
         debug_assert!(inserted, "(src, seq) keys are unique");
         self.reindex();
         self.degree[v as usize] += 1;
@@ -217,9 +225,10 @@ impl Iterator for PackedRun<'_> {
 /// This is the VCSR authors' improved variant: edges of a vertex are kept
 /// in insertion order (keyed by a per-vertex sequence number), so a new
 /// edge goes right after the vertex's last edge instead of into its
-/// destination-sorted place. Locating that place is still a binary search
-/// over the leaves; reads start at the slot of the vertex's sentinel,
-/// kept per vertex from the slots the set reports as changed.
+/// destination-sorted place. That place is right before the next
+/// vertex's sentinel, so no search finds it (C++ PCSR's `nodes[src].end`):
+/// the slot of every vertex's sentinel is kept per vertex, from the slots
+/// the set reports as changed, and reads start there too.
 ///
 /// In-edges and weights are options ([`StoreOptions`]), read through
 /// [`InEdges::in_edges`] ([`PcsrInEdges`]) and [`EdgeWeights::edge_weights`]
@@ -227,7 +236,7 @@ impl Iterator for PackedRun<'_> {
 /// graph built without them.
 ///
 /// # Cost model
-/// - Insert: `O(log N)` search plus at most a leaf of moves, or a
+/// - Insert: `O(1)` to find the place plus at most a leaf of moves, or a
 ///   redistribution of the smallest window within its (even) density
 ///   bounds, amortized `O(log² N)` moves. Under [`Semantics::Simple`] the
 ///   duplicate check walks the source's edges first. A batch (and
