@@ -75,6 +75,33 @@ pub struct PackedSet<T> {
     /// Slots whose contents may have changed since the last
     /// [`PackedSet::take_changed`], as `start..end` (empty when none).
     changed: (usize, usize),
+    /// How the last insert moved the elements already there
+    /// ([`PackedSet::last_insert_moves`]): the blocks of `scratch_blocks`
+    /// when it redistributed, else its shift inside a leaf, if any.
+    moves_from_plan: bool,
+    shift_move: Option<SlotMove>,
+    /// The slot the last insert wrote.
+    inserted_at: usize,
+}
+
+/// One order-preserving move of a [`PackedSet`] update: the `len` elements
+/// at `src..src + len` went to `dst..dst + len`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SlotMove {
+    /// The first slot the elements left.
+    pub src: usize,
+    /// The first slot they went to.
+    pub dst: usize,
+    /// How many elements moved together.
+    pub len: usize,
+}
+
+impl SlotMove {
+    /// Where the element that was at `slot` is now, if this move took it.
+    #[inline]
+    pub fn follow(&self, slot: usize) -> Option<usize> {
+        (slot >= self.src && slot < self.src + self.len).then(|| slot - self.src + self.dst)
+    }
 }
 
 impl<T: Ord + Copy + Default> Default for PackedSet<T> {
@@ -122,6 +149,9 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
             scratch_new: Vec::new(),
             scratch_blocks: Vec::new(),
             changed: (0, 0),
+            moves_from_plan: false,
+            shift_move: None,
+            inserted_at: 0,
         })
     }
 
@@ -416,6 +446,8 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
 
     /// Inserts `x` at position `pos` of `leaf`, its place in the order.
     fn insert_located(&mut self, leaf: usize, pos: usize, x: T) {
+        self.moves_from_plan = false;
+        self.shift_move = None;
         let count = self.counts[leaf];
         let (_, upper) = self.tree.bounds(0);
         let root_upper = self.config.thresholds.root_upper;
@@ -430,6 +462,12 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
             self.slots
                 .copy_within(base + pos..base + count, base + pos + 1);
             self.slots[base + pos] = x;
+            self.shift_move = (pos < count).then_some(SlotMove {
+                src: base + pos,
+                dst: base + pos + 1,
+                len: count - pos,
+            });
+            self.inserted_at = base + pos;
             self.counts[leaf] += 1;
             self.mark_changed(base + pos, base + count + 1);
             self.stats.count_shift((count - pos) as u64);
@@ -491,6 +529,32 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         } else {
             self.changed = (self.changed.0.min(start), self.changed.1.max(end));
         }
+    }
+
+    /// How the last [`insert`](Self::insert) or
+    /// [`insert_before`](Self::insert_before) that added an element moved
+    /// the elements already there, and the slot the new element went to.
+    /// Moves are in element order (their sources increase, and so do
+    /// their destinations); an element in no move stayed where it was. An
+    /// owner that indexes a few elements by slot (PCSR's sentinels)
+    /// follows them through these instead of re-reading every changed
+    /// slot. Meaningful only right after such an insert (a remove leaves
+    /// it stale).
+    pub fn last_insert_moves(&self) -> (impl Iterator<Item = SlotMove> + '_, usize) {
+        let (plan, shift) = if self.moves_from_plan {
+            (&self.scratch_blocks[..], None)
+        } else {
+            (&[][..], self.shift_move)
+        };
+        let moves = plan
+            .iter()
+            .map(|block| SlotMove {
+                src: block.src,
+                dst: block.dst,
+                len: block.len,
+            })
+            .chain(shift);
+        (moves, self.inserted_at)
     }
 
     /// The elements stored in `slots`, as packed slices with the slot index
@@ -676,7 +740,9 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         let moved = move_blocks(&mut self.slots, &self.scratch_blocks);
         if let (Some((_, x)), Some(dst)) = (hole, hole_dst) {
             self.slots[dst] = x;
+            self.inserted_at = dst;
         }
+        self.moves_from_plan = true;
         self.mark_changed(first, first + leaves * leaf_size);
         #[cfg(debug_assertions)]
         self.debug_check_relayout(leaf_size);

@@ -37,7 +37,9 @@ const NO_BLOCK: u32 = u32::MAX;
 /// block size.
 #[inline]
 fn class_after(degree: usize) -> u8 {
-    let edges = degree.clamp(FIRST_BLOCK_EDGES, BLOCK_EDGES).next_power_of_two();
+    let edges = degree
+        .clamp(FIRST_BLOCK_EDGES, BLOCK_EDGES)
+        .next_power_of_two();
     (edges / FIRST_BLOCK_EDGES).trailing_zeros() as u8
 }
 
