@@ -2,15 +2,15 @@
 
 use crate::batch::{add_vertices_end, batch_vertex_count, checked_vertex_bound, insert_each};
 use crate::cow_registry::CowRegistry;
-use crate::pcsr_in::InEdgeParts;
-pub use crate::pcsr_in::{PcsrInEdges, PcsrInNeighbors};
 use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
     Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
-    MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, StoreOptions, UpdateReport,
-    VertexId, Weight, WeightedNeighbors, check_limit,
+    MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, StoreOptions,
+    UpdateReport, VertexId, Weight, WeightedNeighbors, check_limit,
 };
 use dyngraph_pma::{PackedSet, PmaStats};
+pub use crate::pcsr_in::{PcsrInEdges, PcsrInNeighbors};
+use crate::pcsr_in::InEdgeParts;
 use std::ops::Range;
 
 /// The sentinel's `dst`: it is never an edge's destination because it is
@@ -446,7 +446,9 @@ impl Pcsr {
         }
         let total = check(&self.out, "out-edges")?;
         let in_total = match &self.incoming {
-            Some(incoming) => check(&incoming.main, "in-edges")? + incoming.validate_log()?,
+            Some(incoming) => {
+                check(&incoming.main, "in-edges")? + incoming.validate_log()?
+            }
             None => total,
         };
         if total != self.edge_count || in_total != self.edge_count {
@@ -626,12 +628,12 @@ impl GraphUpdate for Pcsr {
             self.snapshots.before_in_change(&*self, dst);
         }
         self.out.remove(src, &slot);
-        if let Some(incoming) = &mut self.incoming
-            && !incoming.remove(dst, src)
-        {
-            return Err(Error::InvalidStructure(format!(
-                "in-edge {dst} <- {src} missing"
-            )));
+        if let Some(incoming) = &mut self.incoming {
+            if !incoming.remove(dst, src) {
+                return Err(Error::InvalidStructure(format!(
+                    "in-edge {dst} <- {src} missing"
+                )));
+            }
         }
         self.edge_count -= 1;
         Ok(true)

@@ -48,7 +48,7 @@ fn keeps_one_sentinel_per_vertex_and_reports_pma_work() {
 /// insertion order, the oldest occurrence removed first.
 #[test]
 fn in_edge_log_merges_keep_insertion_order_through_deletes() {
-    use dyngraph_core::{GraphUpdate, InEdges, InNeighbors};
+    use dyngraph_core::{GraphStore, GraphUpdate, InEdges, InNeighbors};
     const VERTICES: usize = 60;
     let mut pcsr = Pcsr::new(StoreOptions::default().in_edges(true)).unwrap();
     let mut model: Vec<Vec<VertexId>> = vec![Vec::new(); VERTICES];
@@ -64,11 +64,7 @@ fn in_edge_log_merges_keep_insertion_order_through_deletes() {
         let incoming = pcsr.in_edges().unwrap();
         for (v, want) in model.iter().enumerate() {
             let v = v as VertexId;
-            assert_eq!(
-                incoming.in_neighbors(v).collect::<Vec<_>>(),
-                *want,
-                "in-list of {v}"
-            );
+            assert_eq!(incoming.in_neighbors(v).collect::<Vec<_>>(), *want, "in-list of {v}");
             let folded = incoming.in_neighbors(v).fold(0usize, |n, _| n + 1);
             assert_eq!(folded as u64, incoming.in_degree(v));
         }
