@@ -49,7 +49,7 @@ fn class_after(degree: usize) -> u8 {
 /// at `start[b]..start[b] + capacity`; freed blocks are reused (by size
 /// class) before the arena grows.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct BlockChains {
+struct BlockChains {
     head: Vec<u32>,
     tail: Vec<u32>,
     degree: Vec<u32>,
@@ -63,14 +63,14 @@ pub(crate) struct BlockChains {
 }
 
 impl BlockChains {
-    pub(crate) fn new(weighted: bool) -> Self {
+    fn new(weighted: bool) -> Self {
         Self {
             weights: weighted.then(Vec::new),
             ..Self::default()
         }
     }
 
-    pub(crate) fn grow(&mut self, vertex_count: usize) {
+    fn grow(&mut self, vertex_count: usize) {
         if vertex_count > self.head.len() {
             self.head.resize(vertex_count, NO_BLOCK);
             self.tail.resize(vertex_count, NO_BLOCK);
@@ -109,7 +109,7 @@ impl BlockChains {
         base..base + self.fill[block as usize] as usize
     }
 
-    pub(crate) fn push(&mut self, v: VertexId, target: VertexId, weight: Weight) {
+    fn push(&mut self, v: VertexId, target: VertexId, weight: Weight) {
         let v = v as usize;
         let mut block = self.tail[v];
         if block == NO_BLOCK {
@@ -131,36 +131,12 @@ impl BlockChains {
         self.degree[v] += 1;
     }
 
-    /// `v`'s edge count; 0 for an id outside the chains.
-    #[inline]
-    pub(crate) fn degree_of(&self, v: VertexId) -> u32 {
-        crate::vcsr::degree_or_zero(&self.degree, v)
-    }
-
-    /// Drops every edge, keeping the vertices and the arena's capacity.
-    pub(crate) fn clear(&mut self) {
-        self.head.fill(NO_BLOCK);
-        self.tail.fill(NO_BLOCK);
-        self.degree.fill(0);
-        self.targets.clear();
-        if let Some(weights) = &mut self.weights {
-            weights.clear();
-        }
-        self.start.clear();
-        self.class.clear();
-        self.fill.clear();
-        self.next.clear();
-        for free in &mut self.free {
-            free.clear();
-        }
-    }
-
     fn contains(&self, v: VertexId, target: VertexId) -> bool {
         self.find(v, target).is_some()
     }
 
     /// Where the oldest occurrence of `target` in `v`'s chain is.
-    pub(crate) fn find(&self, v: VertexId, target: VertexId) -> Option<Found> {
+    fn find(&self, v: VertexId, target: VertexId) -> Option<Found> {
         let mut previous = NO_BLOCK;
         let mut block = self.head[v as usize];
         while block != NO_BLOCK {
@@ -184,7 +160,7 @@ impl BlockChains {
     /// Removes the edge `find` located in `v`'s chain, shifting the later
     /// edges down by one so order is kept and only the last block may be
     /// partly filled. `O(degree)`.
-    pub(crate) fn remove(&mut self, v: VertexId, found: Found) {
+    fn remove(&mut self, v: VertexId, found: Found) {
         let v = v as usize;
         let Found {
             mut block,
@@ -236,7 +212,7 @@ impl BlockChains {
     }
 
     #[inline]
-    pub(crate) fn neighbors(&self, v: VertexId) -> BalNeighbors<'_> {
+    fn neighbors(&self, v: VertexId) -> BalNeighbors<'_> {
         let (head, remaining) = self.head_of(v);
         let (current, next_block) = if head == NO_BLOCK {
             ([].iter(), NO_BLOCK)
@@ -277,7 +253,7 @@ impl BlockChains {
         }
     }
 
-    pub(crate) fn memory_bytes(&self) -> usize {
+    fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         (self.head.capacity() + self.tail.capacity() + self.degree.capacity()) * size_of::<u32>()
             + self.targets.capacity() * size_of::<VertexId>()
@@ -296,7 +272,7 @@ impl BlockChains {
 /// An edge located in a chain: its block, the block before it (or
 /// [`NO_BLOCK`]) and its slot in the arena.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Found {
+struct Found {
     block: u32,
     previous: u32,
     slot: usize,

@@ -133,7 +133,6 @@ mod batch;
 mod cow_registry;
 mod options;
 mod pcsr;
-mod pcsr_in;
 mod slot;
 pub mod snapshot;
 mod vcsr;
@@ -147,9 +146,7 @@ pub use dyngraph_pma::{
     DegreeProportional, Even, GapPolicy, HistoryAdaptive, PmaOptions, PmaStats,
 };
 pub use options::{VcsrOptions, default_in_edge_pma_options, default_out_edge_pma_options};
-pub use pcsr::{
-    Pcsr, PcsrInEdges, PcsrInNeighbors, PcsrNeighbors, PcsrWeightedNeighbors, PcsrWeights,
-};
+pub use pcsr::{Pcsr, PcsrInEdges, PcsrNeighbors, PcsrWeightedNeighbors, PcsrWeights};
 pub use snapshot::{
     VcsrSnapshot, VcsrView, VcsrViewInEdges, VcsrViewNeighbors, VcsrViewWeightedNeighbors,
     VcsrViewWeights,

@@ -5,12 +5,10 @@ use crate::cow_registry::CowRegistry;
 use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
     Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
-    MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, StoreOptions,
+    InNeighbors, MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, StoreOptions,
     UpdateReport, VertexId, Weight, WeightedNeighbors, check_limit,
 };
 use dyngraph_pma::{PackedSet, PmaStats};
-pub use crate::pcsr_in::{PcsrInEdges, PcsrInNeighbors};
-use crate::pcsr_in::InEdgeParts;
 use std::ops::Range;
 
 /// The sentinel's `dst`: it is never an edge's destination because it is
@@ -26,15 +24,15 @@ const SENTINEL: VertexId = VertexId::MAX;
 /// weight rides along as bits (`f32` is not `Ord`); it never decides the
 /// order because `(src, seq)` is unique.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Slot {
-    pub(crate) src: VertexId,
-    pub(crate) seq: u32,
-    pub(crate) dst: VertexId,
-    pub(crate) weight: u32,
+struct Slot {
+    src: VertexId,
+    seq: u32,
+    dst: VertexId,
+    weight: u32,
 }
 
 impl Slot {
-    pub(crate) fn sentinel(v: VertexId) -> Self {
+    fn sentinel(v: VertexId) -> Self {
         Slot {
             src: v,
             seq: 0,
@@ -60,15 +58,15 @@ impl Slot {
 /// from the slots the set reports as changed, so a scan starts at its
 /// vertex without a search.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct PackedEdges {
-    pub(crate) set: PackedSet<Slot>,
-    pub(crate) degree: Vec<u32>,
-    pub(crate) next_seq: Vec<u32>,
+struct PackedEdges {
+    set: PackedSet<Slot>,
+    degree: Vec<u32>,
+    next_seq: Vec<u32>,
     sentinel_slot: Vec<usize>,
 }
 
 impl PackedEdges {
-    pub(crate) fn grow(&mut self, vertex_count: usize) {
+    fn grow(&mut self, vertex_count: usize) {
         if vertex_count <= self.degree.len() {
             return;
         }
@@ -89,7 +87,7 @@ impl PackedEdges {
 
     /// Re-reads the sentinel positions in the slots the set changed.
     #[inline]
-    pub(crate) fn reindex(&mut self) {
+    fn reindex(&mut self) {
         if let Some(changed) = self.set.take_changed() {
             for (first, elements) in self.set.slices_in(changed) {
                 for (i, element) in elements.iter().enumerate() {
@@ -148,7 +146,7 @@ impl PackedEdges {
     /// `v`'s edges: from the slot after its sentinel, `degree` elements
     /// over packed leaf prefixes.
     #[inline]
-    pub(crate) fn edges(&self, v: VertexId) -> PackedRun<'_> {
+    fn edges(&self, v: VertexId) -> PackedRun<'_> {
         PackedRun {
             iter: self.set.iter_at_slot(self.sentinel_slot[v as usize] + 1),
             remaining: self.degree[v as usize],
@@ -156,14 +154,14 @@ impl PackedEdges {
     }
 
     /// The oldest edge `v -> dst`.
-    pub(crate) fn find(&self, v: VertexId, dst: VertexId) -> Option<Slot> {
+    fn find(&self, v: VertexId, dst: VertexId) -> Option<Slot> {
         self.edges(v).find(|slot| slot.dst == dst)
     }
 
     /// `v`'s edges, for the read traits: none for an id outside the graph
     /// (the contract reads it as isolated).
     #[inline]
-    pub(crate) fn checked_edges(&self, v: VertexId) -> PackedRun<'_> {
+    fn checked_edges(&self, v: VertexId) -> PackedRun<'_> {
         if v as usize >= self.degree.len() {
             return PackedRun {
                 iter: self.set.iter_at_slot(0),
@@ -201,7 +199,7 @@ impl PackedEdges {
     }
 
     /// Removes `slot`, an edge of `v` found by [`PackedEdges::find`].
-    pub(crate) fn remove(&mut self, v: VertexId, slot: &Slot) {
+    fn remove(&mut self, v: VertexId, slot: &Slot) {
         let removed = self.set.remove(slot);
         debug_assert!(removed, "the slot was just found");
         self.reindex();
@@ -209,7 +207,7 @@ impl PackedEdges {
     }
 
     /// The pma's work, for [`GraphStore::maintenance`].
-    pub(crate) fn maintenance(&self) -> MaintenanceStats {
+    fn maintenance(&self) -> MaintenanceStats {
         let stats = self.set.stats();
         MaintenanceStats {
             rebalances: stats.rebalances(),
@@ -218,7 +216,7 @@ impl PackedEdges {
         }
     }
 
-    pub(crate) fn memory_bytes(&self) -> usize {
+    fn memory_bytes(&self) -> usize {
         self.set.memory_bytes()
             + (self.degree.capacity() + self.next_seq.capacity()) * 4
             + self.sentinel_slot.capacity() * std::mem::size_of::<usize>()
@@ -228,7 +226,7 @@ impl PackedEdges {
 /// One vertex's edges in the packed set: `remaining` elements from a
 /// position, walked a packed leaf prefix at a time.
 #[derive(Clone, Debug)]
-pub(crate) struct PackedRun<'a> {
+struct PackedRun<'a> {
     iter: dyngraph_pma::Iter<'a, Slot>,
     remaining: u32,
 }
@@ -303,17 +301,7 @@ impl Iterator for PackedRun<'_> {
 ///   its source and sequence number, so a scan reads 4× the bytes of CSR.
 /// - Memory: 16 bytes per element (source, sequence number, destination,
 ///   weight), one sentinel element per vertex, at a density between the
-///   pma's root bounds; plus 16 bytes per vertex. Doubled by in-edges,
-///   plus their log (below).
-/// - In-edges: a second packed set of the same elements keyed by
-///   destination, and a log of the in-edges inserted since the last
-///   merge, per destination in arrival order (`Bal`'s block chains): an
-///   insert appends to the log in `O(1)`, and once the log holds a quarter
-///   of the merged in-edges (at least 4096) one sequential pass rebuilds
-///   the set with them, `O(1)` amortized element copies per insert
-///   instead of a second packed-memory insert. A vertex's in-edges are its
-///   run in the set, then its log chain; a delete looks in the set first
-///   (older), then the log. Design and measurements: `docs/in-edges.md`.
+///   pma's root bounds; plus 16 bytes per vertex. Doubled by in-edges.
 /// - Snapshot: copy-before-write ([`dyngraph_core::cow`]). Taking one is
 ///   two bitmaps of `V / 8` bytes; afterwards the first change of each
 ///   vertex's out-list (and, with in-edges, in-list) copies that list once
@@ -336,7 +324,7 @@ impl Iterator for PackedRun<'_> {
 #[derive(Clone, Debug)]
 pub struct Pcsr {
     out: PackedEdges,
-    incoming: Option<InEdgeParts>,
+    incoming: Option<PackedEdges>,
     weighted: bool,
     semantics: Semantics,
     edge_count: u64,
@@ -358,7 +346,7 @@ impl Pcsr {
         }
         Ok(Pcsr {
             out: PackedEdges::default(),
-            incoming: options.in_edges.then(InEdgeParts::default),
+            incoming: options.in_edges.then(PackedEdges::default),
             weighted: options.weighted,
             semantics: options.semantics,
             edge_count: 0,
@@ -377,11 +365,9 @@ impl Pcsr {
         self.out.set.stats()
     }
 
-    /// The in-edge packed set's pma counters, when kept. Each merge of
-    /// the in-edge log rebuilds that set, so they count from the last
-    /// merge ([`GraphStore::maintenance`] counts everything).
+    /// The in-edge array's pma counters, when kept.
     pub fn in_edge_stats(&self) -> Option<&PmaStats> {
-        self.incoming.as_ref().map(|edges| edges.main.set.stats())
+        self.incoming.as_ref().map(|edges| edges.set.stats())
     }
 
     /// Elements in the out-edge array over its slots.
@@ -397,7 +383,7 @@ impl Pcsr {
     /// Heap bytes held, capacity included (the lists saved by snapshots
     /// are the snapshots' memory: [`CowSnapshot::memory_bytes`]).
     pub fn memory_bytes(&self) -> usize {
-        self.out.memory_bytes() + self.incoming.as_ref().map_or(0, InEdgeParts::memory_bytes)
+        self.out.memory_bytes() + self.incoming.as_ref().map_or(0, PackedEdges::memory_bytes)
     }
 
     /// Checks the pma invariants and that degrees, sentinels, the sentinel
@@ -446,9 +432,7 @@ impl Pcsr {
         }
         let total = check(&self.out, "out-edges")?;
         let in_total = match &self.incoming {
-            Some(incoming) => {
-                check(&incoming.main, "in-edges")? + incoming.validate_log()?
-            }
+            Some(incoming) => check(incoming, "in-edges")?,
             None => total,
         };
         if total != self.edge_count || in_total != self.edge_count {
@@ -479,7 +463,7 @@ impl Pcsr {
         let weight = if self.weighted { weight } else { 1.0 };
         self.out.push(src, dst, weight)?;
         if let Some(incoming) = &mut self.incoming {
-            incoming.push(dst, src)?;
+            incoming.push(dst, src, 1.0)?;
         }
         self.edge_count += 1;
         Ok(true)
@@ -488,7 +472,7 @@ impl Pcsr {
 
 /// Neighbours of one vertex of a [`Pcsr`], in insertion order.
 #[derive(Clone, Debug)]
-pub struct PcsrNeighbors<'a>(pub(crate) PackedRun<'a>);
+pub struct PcsrNeighbors<'a>(PackedRun<'a>);
 
 impl Iterator for PcsrNeighbors<'_> {
     type Item = VertexId;
@@ -531,6 +515,25 @@ impl Iterator for PcsrWeightedNeighbors<'_> {
         self.0.fold(init, |acc, slot| {
             f(acc, (slot.dst, Weight::from_bits(slot.weight)))
         })
+    }
+}
+
+/// The in-edges of a [`Pcsr`] built with them: what [`InEdges::in_edges`]
+/// returns, a `Copy` handle.
+#[derive(Clone, Copy, Debug)]
+pub struct PcsrInEdges<'a>(&'a PackedEdges);
+
+impl<'a> InNeighbors for PcsrInEdges<'a> {
+    type InIter = PcsrNeighbors<'a>;
+
+    #[inline]
+    fn in_degree(self, v: VertexId) -> u64 {
+        u64::from(crate::vcsr::degree_or_zero(&self.0.degree, v))
+    }
+
+    #[inline]
+    fn in_neighbors(self, v: VertexId) -> PcsrNeighbors<'a> {
+        PcsrNeighbors(self.0.checked_edges(v))
     }
 }
 
@@ -629,11 +632,10 @@ impl GraphUpdate for Pcsr {
         }
         self.out.remove(src, &slot);
         if let Some(incoming) = &mut self.incoming {
-            if !incoming.remove(dst, src) {
-                return Err(Error::InvalidStructure(format!(
-                    "in-edge {dst} <- {src} missing"
-                )));
-            }
+            let slot = incoming.find(dst, src).ok_or_else(|| {
+                Error::InvalidStructure(format!("in-edge {dst} <- {src} missing"))
+            })?;
+            incoming.remove(dst, &slot);
         }
         self.edge_count -= 1;
         Ok(true)
