@@ -119,7 +119,7 @@ mod tree;
 
 pub use element::{Element, Reclaim};
 pub use error::PmaError;
-pub use packed_set::{Iter, PackedSet, Range};
+pub use packed_set::{Iter, PackedSet, Range, SlotMove};
 pub use policy::{
     DegreeProportional, Even, GapPolicy, HistoryAdaptive, LinearGaps, Window, apportion,
 };

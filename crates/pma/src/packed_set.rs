@@ -75,6 +75,33 @@ pub struct PackedSet<T> {
     /// Slots whose contents may have changed since the last
     /// [`PackedSet::take_changed`], as `start..end` (empty when none).
     changed: (usize, usize),
+    /// How the last insert moved the elements already there
+    /// ([`PackedSet::last_insert_moves`]): the blocks of `scratch_blocks`
+    /// when it redistributed, else its shift inside a leaf, if any.
+    moves_from_plan: bool,
+    shift_move: Option<SlotMove>,
+    /// The slot the last insert wrote.
+    inserted_at: usize,
+}
+
+/// One order-preserving move of a [`PackedSet`] update: the `len` elements
+/// at `src..src + len` went to `dst..dst + len`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SlotMove {
+    /// The first slot the elements left.
+    pub src: usize,
+    /// The first slot they went to.
+    pub dst: usize,
+    /// How many elements moved together.
+    pub len: usize,
+}
+
+impl SlotMove {
+    /// Where the element that was at `slot` is now, if this move took it.
+    #[inline]
+    pub fn follow(&self, slot: usize) -> Option<usize> {
+        (slot >= self.src && slot < self.src + self.len).then(|| slot - self.src + self.dst)
+    }
 }
 
 impl<T: Ord + Copy + Default> Default for PackedSet<T> {
@@ -122,6 +149,9 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
             scratch_new: Vec::new(),
             scratch_blocks: Vec::new(),
             changed: (0, 0),
+            moves_from_plan: false,
+            shift_move: None,
+            inserted_at: 0,
         })
     }
 
@@ -363,6 +393,61 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         if found {
             return false;
         }
+        self.insert_located(leaf, pos, x);
+        true
+    }
+
+    /// Inserts `x`, told where it goes: right before the element at slot
+    /// `next` (`None`: after every element). An owner that keeps slot
+    /// positions (PCSR's sentinel index) places an element without the
+    /// search over leaf heads that [`insert`](Self::insert) does. The hint
+    /// is checked against the element at `next` and the one before it,
+    /// `O(1)` (plus a skip over empty leaves); a wrong hint (or an `x`
+    /// already there) falls back to [`insert`](Self::insert), so the set
+    /// stays ordered whatever the hint. Returns whether `x` was added.
+    pub fn insert_before(&mut self, next: Option<usize>, x: T) -> bool {
+        let shift = self.leaf_size.trailing_zeros();
+        let (leaf, pos) = match next {
+            Some(slot) if slot < self.slots.len() => {
+                let (leaf, pos) = (slot >> shift, slot & (self.leaf_size - 1));
+                if pos >= self.counts[leaf] || self.slots[slot] <= x {
+                    return self.insert(x);
+                }
+                if pos > 0 {
+                    (leaf, pos)
+                } else {
+                    // Where `insert` puts an element smaller than a
+                    // leaf's head: at the end of the previous non-empty
+                    // leaf, or at the very start when there is none.
+                    self.end_of_nonempty_before(leaf).unwrap_or((0, 0))
+                }
+            }
+            Some(_) => return self.insert(x),
+            None => self
+                .end_of_nonempty_before(self.counts.len())
+                .unwrap_or((0, 0)),
+        };
+        if pos > 0 && self.slots[(leaf << shift) + pos - 1] >= x {
+            return self.insert(x);
+        }
+        debug_assert_eq!(self.locate(&x), (leaf, pos, false), "insert_before's place");
+        self.insert_located(leaf, pos, x);
+        true
+    }
+
+    /// `(leaf, count)` of the last non-empty leaf before `leaf`.
+    #[inline]
+    fn end_of_nonempty_before(&self, leaf: usize) -> Option<(usize, usize)> {
+        (0..leaf)
+            .rev()
+            .find(|&l| self.counts[l] > 0)
+            .map(|l| (l, self.counts[l]))
+    }
+
+    /// Inserts `x` at position `pos` of `leaf`, its place in the order.
+    fn insert_located(&mut self, leaf: usize, pos: usize, x: T) {
+        self.moves_from_plan = false;
+        self.shift_move = None;
         let count = self.counts[leaf];
         let (_, upper) = self.tree.bounds(0);
         let root_upper = self.config.thresholds.root_upper;
@@ -377,6 +462,12 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
             self.slots
                 .copy_within(base + pos..base + count, base + pos + 1);
             self.slots[base + pos] = x;
+            self.shift_move = (pos < count).then_some(SlotMove {
+                src: base + pos,
+                dst: base + pos + 1,
+                len: count - pos,
+            });
+            self.inserted_at = base + pos;
             self.counts[leaf] += 1;
             self.mark_changed(base + pos, base + count + 1);
             self.stats.count_shift((count - pos) as u64);
@@ -386,7 +477,6 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         }
         self.len += 1;
         self.stats.inserts += 1;
-        true
     }
 
     /// Removes `x`; returns whether it was there.
@@ -439,6 +529,32 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         } else {
             self.changed = (self.changed.0.min(start), self.changed.1.max(end));
         }
+    }
+
+    /// How the last [`insert`](Self::insert) or
+    /// [`insert_before`](Self::insert_before) that added an element moved
+    /// the elements already there, and the slot the new element went to.
+    /// Moves are in element order (their sources increase, and so do
+    /// their destinations); an element in no move stayed where it was. An
+    /// owner that indexes a few elements by slot (PCSR's sentinels)
+    /// follows them through these instead of re-reading every changed
+    /// slot. Meaningful only right after such an insert (a remove leaves
+    /// it stale).
+    pub fn last_insert_moves(&self) -> (impl Iterator<Item = SlotMove> + '_, usize) {
+        let (plan, shift) = if self.moves_from_plan {
+            (&self.scratch_blocks[..], None)
+        } else {
+            (&[][..], self.shift_move)
+        };
+        let moves = plan
+            .iter()
+            .map(|block| SlotMove {
+                src: block.src,
+                dst: block.dst,
+                len: block.len,
+            })
+            .chain(shift);
+        (moves, self.inserted_at)
     }
 
     /// The elements stored in `slots`, as packed slices with the slot index
@@ -624,7 +740,9 @@ impl<T: Ord + Copy + Default> PackedSet<T> {
         let moved = move_blocks(&mut self.slots, &self.scratch_blocks);
         if let (Some((_, x)), Some(dst)) = (hole, hole_dst) {
             self.slots[dst] = x;
+            self.inserted_at = dst;
         }
+        self.moves_from_plan = true;
         self.mark_changed(first, first + leaves * leaf_size);
         #[cfg(debug_assertions)]
         self.debug_check_relayout(leaf_size);

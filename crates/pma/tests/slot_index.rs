@@ -67,3 +67,48 @@ fn slot_index_follows_every_move() {
     check(&set, &index);
     set.validate().unwrap();
 }
+
+/// An index kept by following `last_insert_moves` after every insert (no
+/// re-reading of changed slots) stays exact through shifts, rebalances and
+/// growth; `insert_before` with the true successor's slot puts elements
+/// where `insert` would, and a wrong hint still keeps the set ordered.
+#[test]
+fn last_insert_moves_follow_every_element() {
+    let mut set: PackedSet<u64> = PackedSet::new();
+    let mut index: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    for step in 0..4000u64 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let x = state % 100_000;
+        if index.contains_key(&x) {
+            continue;
+        }
+        // Every third insert with a wrong hint (the first element's slot,
+        // or past the end); the rest with the successor's slot.
+        let successor = index.range(x..).next().map(|(_, &slot)| slot);
+        let hint = match step % 3 {
+            0 => index.values().next().copied(),
+            1 => Some(usize::MAX),
+            _ => successor,
+        };
+        assert!(set.insert_before(hint, x));
+        let (moves, at) = set.last_insert_moves();
+        let moves: Vec<_> = moves.collect();
+        for slot in index.values_mut() {
+            if let Some(new) = moves.iter().find_map(|m| m.follow(*slot)) {
+                *slot = new;
+            }
+        }
+        index.insert(x, at);
+        set.take_changed();
+        if step % 101 == 0 {
+            check(&set, &index);
+            set.validate().unwrap();
+        }
+    }
+    check(&set, &index);
+    set.validate().unwrap();
+    assert!(!set.insert_before(None, *index.keys().next().unwrap()));
+}

@@ -1,8 +1,10 @@
 //! `Bal`: the blocked adjacency list baseline of the VCSR paper (§V-A).
 //!
-//! Each vertex owns a chain of fixed blocks of [`BLOCK_EDGES`] edges. Every
-//! block of a chain except the last is full, so a vertex's edges are its
-//! blocks read in chain order, in insertion order.
+//! Each vertex owns a chain of blocks. Every block of a chain except the
+//! last is full, so a vertex's edges are its blocks read in chain order, in
+//! insertion order. Blocks grow with the chain, from [`FIRST_BLOCK_EDGES`]
+//! to the paper's [`BLOCK_EDGES`]: a new block holds as many edges as the
+//! vertex already has (within those bounds).
 
 use crate::batch::{add_vertices_end, batch_vertex_count, checked_vertex_bound, insert_each};
 use crate::cow_registry::CowRegistry;
@@ -14,16 +16,38 @@ use dyngraph_core::{
 };
 use std::ops::Range;
 
-/// Edges per block, the paper's value.
+/// Edges per block once a chain is long, the paper's value.
 pub const BLOCK_EDGES: usize = 512;
+
+/// Edges in a vertex's first block. Blocks double from here to
+/// [`BLOCK_EDGES`]: a whole 512-edge block per vertex made most of the
+/// memory of a sparse graph empty slots (360 bytes per edge on
+/// sx-mathoverflow, weighted), and writing and faulting in those pages was
+/// half of the insert time.
+pub const FIRST_BLOCK_EDGES: usize = 8;
+
+/// Block sizes: `FIRST_BLOCK_EDGES << class` for `class < SIZE_CLASSES`.
+const SIZE_CLASSES: usize = (BLOCK_EDGES / FIRST_BLOCK_EDGES).trailing_zeros() as usize + 1;
 
 /// "No block" in a chain link.
 const NO_BLOCK: u32 = u32::MAX;
 
+/// The size class of the block that follows a chain of `degree` edges:
+/// as many edges as the chain holds, between the first and the largest
+/// block size.
+#[inline]
+fn class_after(degree: usize) -> u8 {
+    let edges = degree
+        .clamp(FIRST_BLOCK_EDGES, BLOCK_EDGES)
+        .next_power_of_two();
+    (edges / FIRST_BLOCK_EDGES).trailing_zeros() as u8
+}
+
 /// Per-vertex chains of blocks, for one direction of the edges.
 ///
 /// Blocks live in one arena (`targets`, and `weights` when kept), block `b`
-/// at `b * BLOCK_EDGES..`; freed blocks are reused before the arena grows.
+/// at `start[b]..start[b] + capacity`; freed blocks are reused (by size
+/// class) before the arena grows.
 #[derive(Clone, Debug, Default)]
 struct BlockChains {
     head: Vec<u32>,
@@ -31,9 +55,11 @@ struct BlockChains {
     degree: Vec<u32>,
     targets: Vec<VertexId>,
     weights: Option<Vec<Weight>>,
+    start: Vec<usize>,
+    class: Vec<u8>,
     fill: Vec<u16>,
     next: Vec<u32>,
-    free: Vec<u32>,
+    free: [Vec<u32>; SIZE_CLASSES],
 }
 
 impl BlockChains {
@@ -52,16 +78,24 @@ impl BlockChains {
         }
     }
 
-    fn allocate_block(&mut self) -> u32 {
-        if let Some(block) = self.free.pop() {
+    #[inline]
+    fn capacity(&self, block: u32) -> usize {
+        FIRST_BLOCK_EDGES << self.class[block as usize]
+    }
+
+    fn allocate_block(&mut self, class: u8) -> u32 {
+        if let Some(block) = self.free[class as usize].pop() {
             self.fill[block as usize] = 0;
             self.next[block as usize] = NO_BLOCK;
             return block;
         }
         let block = self.fill.len() as u32;
+        let start = self.targets.len();
+        self.start.push(start);
+        self.class.push(class);
         self.fill.push(0);
         self.next.push(NO_BLOCK);
-        let arena_len = self.targets.len() + BLOCK_EDGES;
+        let arena_len = start + (FIRST_BLOCK_EDGES << class);
         self.targets.resize(arena_len, 0);
         if let Some(weights) = &mut self.weights {
             weights.resize(arena_len, 0.0);
@@ -71,7 +105,7 @@ impl BlockChains {
 
     #[inline]
     fn block_range(&self, block: u32) -> Range<usize> {
-        let base = block as usize * BLOCK_EDGES;
+        let base = self.start[block as usize];
         base..base + self.fill[block as usize] as usize
     }
 
@@ -79,16 +113,16 @@ impl BlockChains {
         let v = v as usize;
         let mut block = self.tail[v];
         if block == NO_BLOCK {
-            block = self.allocate_block();
+            block = self.allocate_block(class_after(0));
             self.head[v] = block;
             self.tail[v] = block;
-        } else if self.fill[block as usize] as usize == BLOCK_EDGES {
-            let fresh = self.allocate_block();
+        } else if self.fill[block as usize] as usize == self.capacity(block) {
+            let fresh = self.allocate_block(class_after(self.degree[v] as usize));
             self.next[block as usize] = fresh;
             self.tail[v] = fresh;
             block = fresh;
         }
-        let slot = block as usize * BLOCK_EDGES + self.fill[block as usize] as usize;
+        let slot = self.start[block as usize] + self.fill[block as usize] as usize;
         self.targets[slot] = target;
         if let Some(weights) = &mut self.weights {
             weights[slot] = weight;
@@ -143,7 +177,7 @@ impl BlockChains {
             if following == NO_BLOCK {
                 self.fill[block as usize] -= 1;
                 if self.fill[block as usize] == 0 {
-                    self.free.push(block);
+                    self.free[self.class[block as usize] as usize].push(block);
                     if previous == NO_BLOCK {
                         self.head[v] = NO_BLOCK;
                         self.tail[v] = NO_BLOCK;
@@ -155,7 +189,7 @@ impl BlockChains {
                 break;
             }
             // Pull the first edge of the following block into this full one.
-            let first = following as usize * BLOCK_EDGES;
+            let first = self.start[following as usize];
             self.targets[range.end - 1] = self.targets[first];
             if let Some(weights) = &mut self.weights {
                 weights[range.end - 1] = weights[first];
@@ -227,8 +261,11 @@ impl BlockChains {
                 .weights
                 .as_ref()
                 .map_or(0, |w| w.capacity() * size_of::<Weight>())
+            + self.start.capacity() * size_of::<usize>()
+            + self.class.capacity()
             + self.fill.capacity() * size_of::<u16>()
-            + (self.next.capacity() + self.free.capacity()) * size_of::<u32>()
+            + (self.next.capacity() + self.free.iter().map(Vec::capacity).sum::<usize>())
+                * size_of::<u32>()
     }
 }
 
@@ -357,8 +394,13 @@ pub struct BalStats {
     pub free_blocks: usize,
 }
 
-/// Blocked adjacency list: per vertex a chain of blocks of [`BLOCK_EDGES`]
-/// edges, the mutation-friendly baseline the VCSR paper compares against.
+/// Blocked adjacency list: per vertex a chain of blocks of up to
+/// [`BLOCK_EDGES`] edges, the mutation-friendly baseline the VCSR paper
+/// compares against. The paper's blocks are all 512 edges; here a chain's
+/// blocks double from [`FIRST_BLOCK_EDGES`] up to that size, so a vertex
+/// with few edges holds a small block (measured on sx-mathoverflow: 360
+/// bytes per edge with whole blocks, and half the insert time went to
+/// zeroing and faulting in their pages).
 ///
 /// In-edges and weights are options ([`StoreOptions`]), read through
 /// [`InEdges::in_edges`] ([`BalInEdges`]) and [`EdgeWeights::edge_weights`]
@@ -373,13 +415,14 @@ pub struct BalStats {
 ///   place.
 /// - Delete: `O(degree)` — find the oldest occurrence, shift the later edges
 ///   down so order is kept and only the last block is partial.
-/// - Scan: a slice walk per block plus one pointer chase per 512 edges;
+/// - Scan: a slice walk per block plus one pointer chase per block (per
+///   512 edges once a chain is long, about `log2(degree / 8)` before);
 ///   blocks of different vertices are scattered in the arena, so a full
 ///   scan has worse locality than CSR.
-/// - Memory: every vertex with an edge holds at least one whole block
-///   (`512 × 4` bytes, `× 8` with weights), so low-degree vertices waste most
-///   of theirs; plus 12 bytes per vertex (head, tail, degree) and 6 per
-///   block. Doubled when in-edges are kept.
+/// - Memory: a chain that grew to `d` edges holds at most `max(2d, 8)` slots
+///   (4 bytes each, 8 with weights) and at most 511 empty ones; plus 12
+///   bytes per vertex (head, tail, degree) and 15 per block. Doubled when
+///   in-edges are kept.
 /// - Snapshot: copy-before-write ([`dyngraph_core::cow`]). Taking one is
 ///   two bitmaps of `V / 8` bytes; afterwards the first change of each
 ///   vertex's out-list (and, with in-edges, in-list) copies that list once
@@ -441,7 +484,7 @@ impl Bal {
     pub fn stats(&self) -> BalStats {
         BalStats {
             blocks: self.out.fill.len(),
-            free_blocks: self.out.free.len(),
+            free_blocks: self.out.free.iter().map(Vec::len).sum(),
         }
     }
 

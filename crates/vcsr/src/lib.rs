@@ -3,8 +3,8 @@
 //! | store | layout | insert | scan | memory per edge | snapshot |
 //! |---|---|---|---|---|---|
 //! | [`Vcsr`] | CSR vertex array + a vertex-centric packed-memory array ([`dyngraph_pma::PackedRuns`]), gaps by degree | append at `start_u + degree_u`; occasional local rebalance | one slice per vertex, as CSR | 4 B per slot (8 with weights) at the pma's density, plus per-vertex bookkeeping | `O(V)` degree copy (DGAP) |
-//! | [`Pcsr`] | one edge-centric packed-memory array ([`dyngraph_pma::PackedSet`]) ordered by `(src, seq)`, a sentinel per vertex, even gaps | `O(log N)` search + amortized `O(log² N)` moves | a range per vertex (`O(log N)` to find) over 16-byte elements | 16 B per element at the pma's density | copy-before-write per changed list |
-//! | [`Bal`] | per-vertex chains of 512-edge blocks | `O(1)` append | a slice per block, a pointer chase per 512 edges | a whole block per non-empty vertex | copy-before-write per changed list |
+//! | [`Pcsr`] | one edge-centric packed-memory array ([`dyngraph_pma::PackedSet`]) ordered by `(src, seq)`, a sentinel per vertex, even gaps | `O(1)` to place (before the next vertex's sentinel) + amortized `O(log² N)` moves | a range per vertex (`O(1)` to find: a sentinel index) over 16-byte elements | 16 B per element at the pma's density | copy-before-write per changed list |
+//! | [`Bal`] | per-vertex chains of blocks that double from 8 to 512 edges | `O(1)` append | a slice per block, a pointer chase per block (per 512 edges on long chains) | at most twice the degree in slots per vertex (at most 511 empty) | copy-before-write per changed list |
 //!
 //! All three implement the store contract of `dyngraph-core`
 //! ([`GraphStore`](dyngraph_core::GraphStore) and
@@ -139,6 +139,7 @@ mod vcsr;
 
 pub use bal::{
     BLOCK_EDGES, Bal, BalInEdges, BalNeighbors, BalStats, BalWeightedNeighbors, BalWeights,
+    FIRST_BLOCK_EDGES,
 };
 pub use dyngraph_core::StoreOptions;
 pub use dyngraph_pma::{
