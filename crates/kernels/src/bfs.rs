@@ -20,19 +20,14 @@ use crate::util::{Bitmap, atomic_u32_vec, check_vertex, into_plain_u32};
 use dyngraph_core::{InEdges, InNeighbors, OutNeighbors, Result, VertexId};
 use rayon::prelude::*;
 use std::collections::VecDeque;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-/// Frontier vertices a top-down task takes: one stealable piece of work, as
-/// GAPBS's `schedule(dynamic, 64)`. Rayon's adaptive splitting alone leaves
-/// a thread with up to a quarter of a step in one unstealable leaf; on a
-/// Kronecker graph (a few frontier vertices hold most edges) the other
-/// thread then idles at the end of every step.
-const FRONTIER_CHUNK: usize = 64;
+/// Fewest frontier vertices a top-down task takes.
+const FRONTIER_GRAIN: usize = 256;
 
-/// Bitmap words (64 vertices each) a bottom-up task takes: 1,024 vertices,
-/// GAPBS's `schedule(dynamic, 1024)`, for the same reason.
-const WORD_CHUNK: usize = 16;
+/// Fewest bitmap words (64 vertices each) a bottom-up task takes: a graph
+/// below 4,096 vertices runs its bottom-up steps on one thread.
+const WORD_GRAIN: usize = 64;
 
 /// The parent of a vertex the search did not reach.
 pub const NO_PARENT: VertexId = VertexId::MAX;
@@ -184,16 +179,7 @@ where
             (BfsDirection::Auto, true) => BfsStrategy::DirectionOptimizing,
         };
         let source = options.source;
-        let unvisited = Unvisited::new(n);
-        // Every unvisited vertex holds its out-degree (encoded), so a
-        // top-down step learns a claimed vertex's degree from the value its
-        // compare-and-swap already read, not from another random read of
-        // the store's offsets (GAPBS `InitParent`).
-        let parents: Vec<AtomicU32> = (0..n)
-            .into_par_iter()
-            .with_min_len(INIT_GRAIN)
-            .map(|v| AtomicU32::new(unvisited.encode(graph.out_degree(v as VertexId))))
-            .collect();
+        let parents = atomic_u32_vec(n, NO_PARENT);
         let depths = options.depths.then(|| atomic_u32_vec(n, UNREACHED));
         parents[source as usize].store(source, Relaxed);
         if let Some(depths) = &depths {
@@ -203,16 +189,9 @@ where
             graph,
             parents: &parents,
             depths: depths.as_deref(),
-            unvisited,
         };
 
-        // The frontier and the per-thread buffers the next one is gathered
-        // in, kept for the whole search (GAPBS's sliding queue and
-        // `QueueBuffer`s): no allocation per step once they have grown.
         let mut frontier = vec![source];
-        let buffers: Vec<ThreadBuffer> = (0..rayon::current_num_threads())
-            .map(|_| ThreadBuffer::default())
-            .collect();
         let mut edges_to_check = graph.edge_count();
         let mut scout_count = graph.out_degree(source);
         let mut level = 0u32;
@@ -230,6 +209,7 @@ where
                 loop {
                     let old_awake = awake;
                     level += 1;
+                    next.clear();
                     awake = state.bottom_up_step(incoming, current, next, level);
                     bottom_up_steps += 1;
                     std::mem::swap(current, next);
@@ -239,26 +219,17 @@ where
                         break;
                     }
                 }
-                frontier.clear();
-                current.append_set_bits(&mut frontier);
+                frontier = current.to_sorted_vec();
                 scout_count = 1;
             } else {
                 edges_to_check = edges_to_check.saturating_sub(scout_count);
                 level += 1;
-                scout_count = state.top_down_step(&frontier, &buffers, level);
+                let (next, scouts) = state.top_down_step(&frontier, level);
                 top_down_steps += 1;
-                frontier.clear();
-                for buffer in &buffers {
-                    frontier.append(&mut buffer.queue.lock().unwrap_or_else(|e| e.into_inner()));
-                }
+                frontier = next;
+                scout_count = scouts;
             }
         }
-        // Unvisited vertices still hold their encoded degree.
-        parents.par_iter().with_min_len(INIT_GRAIN).for_each(|p| {
-            if unvisited.contains(p.load(Relaxed)) {
-                p.store(NO_PARENT, Relaxed);
-            }
-        });
         Ok(BfsResult {
             source,
             parents: into_plain_u32(parents),
@@ -270,99 +241,50 @@ where
     })
 }
 
-/// Fewest vertices a task of the set-up and clean-up passes takes.
-const INIT_GRAIN: usize = 4096;
-
-/// How an unvisited vertex's parent slot holds its out-degree: as
-/// `u32::MAX - degree`, a value no vertex id below `n` can take (degrees
-/// past `u32::MAX - n` are clipped: they only feed the direction heuristic).
-/// An unvisited vertex of degree 0 holds [`NO_PARENT`].
-#[derive(Clone, Copy, Debug)]
-struct Unvisited {
-    /// The smallest value that means "unvisited": the vertex count.
-    floor: u32,
-}
-
-impl Unvisited {
-    fn new(vertex_count: usize) -> Self {
-        Self {
-            floor: u32::try_from(vertex_count).unwrap_or(u32::MAX),
-        }
-    }
-
-    #[inline]
-    fn encode(self, degree: u64) -> u32 {
-        let room = u64::from(u32::MAX - self.floor);
-        u32::MAX - degree.min(room) as u32
-    }
-
-    #[inline]
-    fn contains(self, slot: u32) -> bool {
-        slot >= self.floor
-    }
-
-    #[inline]
-    fn degree(self, slot: u32) -> u64 {
-        u64::from(u32::MAX - slot)
-    }
-}
-
-/// One thread's share of the next frontier and of its scout count, padded
-/// to its own cache lines so two threads never write the same one.
-#[derive(Default)]
-#[repr(align(128))]
-struct ThreadBuffer {
-    queue: Mutex<Vec<VertexId>>,
-}
-
 /// The shared state of one search.
 struct Search<'a, G> {
     graph: &'a G,
     parents: &'a [AtomicU32],
     depths: Option<&'a [AtomicU32]>,
-    unvisited: Unvisited,
 }
 
 impl<G: OutNeighbors + Sync> Search<'_, G> {
-    /// Expands `frontier` along out-edges into `buffers` (one per pool
-    /// thread, each locked only by its own thread); returns the out-degree
-    /// sum of the claimed vertices.
-    fn top_down_step(&self, frontier: &[VertexId], buffers: &[ThreadBuffer], level: u32) -> u64 {
-        frontier
-            .par_chunks(FRONTIER_CHUNK)
-            .with_max_len(1)
-            .map(|chunk| {
-                let thread = rayon::current_thread_index().unwrap_or(0) % buffers.len();
-                let mut next = buffers[thread]
-                    .queue
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                let mut scouts = 0;
-                for &u in chunk {
+    /// Expands `frontier` along out-edges; returns the next frontier and the
+    /// out-degree sum of its vertices.
+    fn top_down_step(&self, frontier: &[VertexId], level: u32) -> (Vec<VertexId>, u64) {
+        let pieces: Vec<(Vec<VertexId>, u64)> = frontier
+            .par_iter()
+            .with_min_len(FRONTIER_GRAIN)
+            .fold(
+                || (Vec::new(), 0u64),
+                |(mut next, mut scouts), &u| {
                     for v in self.graph.out_neighbors(u) {
                         let slot = &self.parents[v as usize];
-                        let current = slot.load(Relaxed);
-                        if self.unvisited.contains(current)
-                            && slot.compare_exchange(current, u, Relaxed, Relaxed).is_ok()
+                        if slot.load(Relaxed) == NO_PARENT
+                            && slot
+                                .compare_exchange(NO_PARENT, u, Relaxed, Relaxed)
+                                .is_ok()
                         {
                             if let Some(depths) = self.depths {
                                 depths[v as usize].store(level, Relaxed);
                             }
-                            scouts += self.unvisited.degree(current);
+                            scouts += self.graph.out_degree(v);
                             next.push(v);
                         }
                     }
-                }
-                scouts
-            })
-            .sum()
+                    (next, scouts)
+                },
+            )
+            .collect();
+        let scouts = pieces.iter().map(|(_, s)| s).sum();
+        let next = pieces.into_iter().flat_map(|(next, _)| next).collect();
+        (next, scouts)
     }
 
     /// Every unvisited vertex looks for a parent in `current` among its
-    /// in-neighbours; the found ones go to `next`, whose every word is
-    /// rewritten. Returns how many were found. Each task owns whole 64-vertex
-    /// words of `next`, so no vertex is claimed twice and no compare-and-swap
-    /// is needed.
+    /// in-neighbours; the found ones go to `next`. Returns how many were
+    /// found. Each task owns whole 64-vertex words of `next`, so no vertex is
+    /// claimed twice and no compare-and-swap is needed.
     fn bottom_up_step<I: InNeighbors + Sync>(
         &self,
         incoming: I,
@@ -372,32 +294,30 @@ impl<G: OutNeighbors + Sync> Search<'_, G> {
     ) -> usize {
         let n = self.parents.len();
         next.words()
-            .par_chunks(WORD_CHUNK)
-            .with_max_len(1)
+            .par_iter()
             .enumerate()
-            .map(|(chunk_index, words)| {
+            .with_min_len(WORD_GRAIN)
+            .map(|(word_index, word)| {
+                let mut bits = 0u64;
                 let mut awake = 0;
-                for (offset, word) in words.iter().enumerate() {
-                    let mut bits = 0u64;
-                    let start = (chunk_index * WORD_CHUNK + offset) * 64;
-                    for v in start..(start + 64).min(n) {
-                        if !self.unvisited.contains(self.parents[v].load(Relaxed)) {
-                            continue;
-                        }
-                        for u in incoming.in_neighbors(v as VertexId) {
-                            if current.get(u as usize) {
-                                self.parents[v].store(u, Relaxed);
-                                if let Some(depths) = self.depths {
-                                    depths[v].store(level, Relaxed);
-                                }
-                                bits |= 1 << (v - start);
-                                awake += 1;
-                                break;
+                let start = word_index * 64;
+                for v in start..(start + 64).min(n) {
+                    if self.parents[v].load(Relaxed) != NO_PARENT {
+                        continue;
+                    }
+                    for u in incoming.in_neighbors(v as VertexId) {
+                        if current.get(u as usize) {
+                            self.parents[v].store(u, Relaxed);
+                            if let Some(depths) = self.depths {
+                                depths[v].store(level, Relaxed);
                             }
+                            bits |= 1 << (v - start);
+                            awake += 1;
+                            break;
                         }
                     }
-                    word.store(bits, Relaxed);
                 }
+                word.store(bits, Relaxed);
                 awake
             })
             .sum()
@@ -503,49 +423,4 @@ pub fn verify_bfs<G: OutNeighbors>(graph: &G, result: &BfsResult) -> Result<(), 
         ));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unvisited_slots_hold_degrees_no_vertex_id_can_take() {
-        let unvisited = Unvisited::new(5);
-        assert_eq!(unvisited.encode(0), NO_PARENT);
-        for degree in [0, 1, 7, 1 << 20, u64::from(u32::MAX) - 5] {
-            let slot = unvisited.encode(degree);
-            assert!(unvisited.contains(slot));
-            assert_eq!(unvisited.degree(slot), degree);
-        }
-        // A degree past the room left above the vertex ids is clipped, and
-        // still reads as unvisited.
-        let huge = unvisited.encode(u64::MAX);
-        assert!(unvisited.contains(huge) && huge == 5);
-        assert!((0..5).all(|parent| !unvisited.contains(parent)));
-    }
-
-    #[test]
-    fn unvisited_at_the_largest_vertex_count() {
-        let unvisited = Unvisited::new(u32::MAX as usize);
-        assert_eq!(unvisited.encode(1_000), NO_PARENT);
-        assert!(unvisited.contains(NO_PARENT));
-        assert!(!unvisited.contains(u32::MAX - 1));
-    }
-
-    #[test]
-    fn parents_of_unreached_vertices_are_no_parent() {
-        use dyngraph_core::{Csr, CsrOptions, Edge, StoreConfig};
-        // 3 and 4 have out-edges (so encoded degrees) but are unreachable.
-        let edges = [
-            Edge::new(0, 1),
-            Edge::new(1, 2),
-            Edge::new(3, 4),
-            Edge::new(4, 3),
-        ];
-        let graph = Csr::from_edges(&edges, CsrOptions::default().in_edges(true)).unwrap();
-        let tree = bfs(&graph, &BfsOptions::from_source(0)).unwrap();
-        assert_eq!(tree.parents, [0, 0, 1, NO_PARENT, NO_PARENT]);
-        verify_bfs(&graph, &tree).unwrap();
-    }
 }

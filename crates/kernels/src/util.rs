@@ -44,18 +44,22 @@ impl Bitmap {
         &self.words
     }
 
-    /// Appends the set bits to `out` in increasing order. Serial: it reads
-    /// `bits / 64` words, microseconds at a million vertices, and fills a
-    /// vector the caller keeps, where a parallel collect allocated one per
-    /// call.
-    pub(crate) fn append_set_bits(&self, out: &mut Vec<VertexId>) {
-        for (index, word) in self.words.iter().enumerate() {
-            let mut bits = word.load(Ordering::Relaxed);
-            while bits != 0 {
-                out.push((index * 64) as VertexId + bits.trailing_zeros());
-                bits &= bits - 1;
-            }
-        }
+    /// The set bits in increasing order.
+    pub(crate) fn to_sorted_vec(&self) -> Vec<VertexId> {
+        self.words
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(index, word)| {
+                let mut bits = word.load(Ordering::Relaxed);
+                std::iter::from_fn(move || {
+                    (bits != 0).then(|| {
+                        let bit = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        (index * 64) as VertexId + bit
+                    })
+                })
+            })
+            .collect()
     }
 }
 
@@ -143,13 +147,9 @@ mod tests {
             bitmap.set(bit);
         }
         assert!(bitmap.get(64) && !bitmap.get(65));
-        let mut set = vec![7];
-        bitmap.append_set_bits(&mut set);
-        assert_eq!(set, [7, 0, 63, 64, 130, 199]);
+        assert_eq!(bitmap.to_sorted_vec(), [0, 63, 64, 130, 199]);
         bitmap.clear();
-        set.clear();
-        bitmap.append_set_bits(&mut set);
-        assert!(set.is_empty());
+        assert!(bitmap.to_sorted_vec().is_empty());
     }
 
     #[test]
