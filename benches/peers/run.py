@@ -10,6 +10,7 @@ writes them, with the machine's load and the peers' commits, to a JSON file.
     python3 benches/peers/run.py                      # everything, 5 reps
     python3 benches/peers/run.py --parts inserts,analytics --reps 7
     python3 benches/peers/run.py --parts kernels --scale 16 --threads 1,2
+    python3 benches/peers/run.py --parts kernels --scale 20 --generator kron,uniform
 
 Parts:
   inserts    VCSR/PCSR/BAL inserts on sx-mathoverflow b30 (base 30 %, the
@@ -23,7 +24,8 @@ Parts:
              CSR, dyngraph's stores (on a snapshot, through `replay
              --kernel`) against dyngraph's `Csr` of the same edges.
   kernels    GAPBS bfs, sssp, pr, cc, cc_sv, bc, tc against `dyngraph run`
-             on identical files: Kronecker `-g SCALE` written by GAPBS's
+             on identical files: Kronecker `-g SCALE` and/or uniform random
+             `-u SCALE` (`--generator kron,uniform`) written by GAPBS's
              converter (as .el and, for sssp, .wel), sx-mathoverflow (full
              .wel) and CollegeMsg (deduplicated, self-loops dropped, as
              GAPBS squishes its graphs). PageRank runs 20 iterations on both
@@ -49,6 +51,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 STORES = ["vcsr", "pcsr", "bal"]
 GAPBS_KERNELS = ["bfs", "sssp", "pr", "cc", "cc_sv", "bc", "tc"]
+# --generator NAME: (file and table name, GAPBS converter flag, description).
+GENERATORS = {
+    "kron": ("kron", "-g", "Kronecker"),
+    "uniform": ("uniform", "-u", "uniform random"),
+}
 
 
 def log(*args):
@@ -133,7 +140,8 @@ def replay_json(out: str) -> dict:
 
 # ----- inputs ----------------------------------------------------------------
 
-def prepare_inputs(data: Path, work: Path, gapbs: Path, scale: int, parts: set[str]):
+def prepare_inputs(data: Path, work: Path, gapbs: Path, scale: int, parts: set[str],
+                   generators: list[str]):
     inputs = {}
     b30 = data / "sx-mathoverflow" / "b30"
     base, dynamic = b30 / "base.wel", b30 / "dynamic.wel"
@@ -161,16 +169,18 @@ def prepare_inputs(data: Path, work: Path, gapbs: Path, scale: int, parts: set[s
         mo_el = work / "mathoverflow.el"
         mo_el.write_text("".join(" ".join(l.split()[:2]) + "\n" for l in full.read_text().splitlines()))
         inputs["mo"]["el"], inputs["mo"]["wel"] = mo_el, full
-        kron_el, kron_wel = work / f"kron{scale}.el", work / f"kron{scale}.wel"
-        log(f"writing Kronecker -g {scale} with GAPBS's converter ...")
-        run([gapbs / "converter", "-g", scale, "-e", kron_el])
-        run([gapbs / "converter", "-g", scale, "-w", "-e", kron_wel])
-        # The same edges in both files (the generator is seeded).
-        with open(kron_el) as a, open(kron_wel) as b:
-            for la, lb in zip(a, b):
-                if la.split()[:2] != lb.split()[:2]:
-                    raise RuntimeError("converter wrote different edges to .el and .wel")
-        inputs[f"kron{scale}"] = {"el": kron_el, "wel": kron_wel, "source": 0}
+        for generator in generators:
+            name, flag, what = GENERATORS[generator]
+            el, wel = work / f"{name}{scale}.el", work / f"{name}{scale}.wel"
+            log(f"writing {what} {flag} {scale} with GAPBS's converter ...")
+            run([gapbs / "converter", flag, scale, "-e", el])
+            run([gapbs / "converter", flag, scale, "-w", "-e", wel])
+            # The same edges in both files (the generators are seeded).
+            with open(el) as a, open(wel) as b:
+                for la, lb in zip(a, b):
+                    if la.split()[:2] != lb.split()[:2]:
+                        raise RuntimeError("converter wrote different edges to .el and .wel")
+            inputs[f"{name}{scale}"] = {"el": el, "wel": wel, "source": 0}
     return inputs
 
 
@@ -238,12 +248,12 @@ def part_analytics(vcsr: Path, dyngraph: Path, mo: dict, reps: int) -> list[dict
 
 
 def part_kernels(gapbs: Path, dyngraph: Path, inputs: dict, reps: int, threads: list[int],
-                 scale: int) -> list[dict]:
+                 scale: int, generators: list[str], kernels: list[str]) -> list[dict]:
     rows = []
-    graphs = [f"kron{scale}", "mo", "college"]
+    graphs = [f"{GENERATORS[g][0]}{scale}" for g in generators] + ["mo", "college"]
     for graph in graphs:
         spec = inputs[graph]
-        for kernel in GAPBS_KERNELS:
+        for kernel in kernels:
             file = spec["wel"] if kernel == "sssp" else spec["el"]
             flags = {"pr": ["-i", 20, "-t", 0], "bc": ["-i", 4], "tc": ["-s"]}.get(kernel, [])
             if kernel in ("bfs", "sssp", "bc"):
@@ -305,11 +315,24 @@ def main():
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--generator", default="kron",
+                        help="synthetic graphs for the kernels part, comma-separated: "
+                             "kron (converter -g), uniform (converter -u)")
+    parser.add_argument("--kernels", default=",".join(GAPBS_KERNELS),
+                        help="kernels for the kernels part, comma-separated")
     parser.add_argument("--json", type=Path, default=Path("peers-results.json"))
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     threads = [int(t) for t in args.threads.split(",")]
+    generators = args.generator.split(",")
+    kernels = args.kernels.split(",")
+    for generator in generators:
+        if generator not in GENERATORS:
+            parser.error(f"--generator {generator}: expected one of {', '.join(GENERATORS)}")
+    for kernel in kernels:
+        if kernel not in GAPBS_KERNELS:
+            parser.error(f"--kernels {kernel}: expected some of {', '.join(GAPBS_KERNELS)}")
 
     work = Path(tempfile.mkdtemp(prefix="dyngraph-peers-"))
     try:
@@ -322,13 +345,14 @@ def main():
         peers = build_peers(args.peers, work)
         dyngraph = args.dyngraph or build_dyngraph()
         vcsr, gapbs = peers / "VCSR", peers / "gapbs"
-        inputs = prepare_inputs(args.data, work, gapbs, args.scale, parts)
+        inputs = prepare_inputs(args.data, work, gapbs, args.scale, parts, generators)
         if "inserts" in parts:
             results["inserts"] = part_inserts(vcsr, dyngraph, inputs["mo"], args.reps)
         if "analytics" in parts:
             results["analytics"] = part_analytics(vcsr, dyngraph, inputs["mo"], args.reps)
         if "kernels" in parts:
-            results["kernels"] = part_kernels(gapbs, dyngraph, inputs, args.reps, threads, args.scale)
+            results["kernels"] = part_kernels(gapbs, dyngraph, inputs, args.reps, threads,
+                                              args.scale, generators, kernels)
         results["load_after"] = load_average()
         args.json.write_text(json.dumps(results, indent=1, default=str))
         print_tables(results)

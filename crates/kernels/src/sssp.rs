@@ -224,9 +224,9 @@ fn delta_stepping<W: WeightedNeighbors + Sync>(
     }
     Ok(SsspResult {
         source: options.source,
+        // In place (the buffer is reused): no second allocation per call.
         distances: distances
-            .into_par_iter()
-            .with_min_len(4096)
+            .into_iter()
             .map(|d| Weight::from_bits(d.into_inner()))
             .collect(),
         rounds,
