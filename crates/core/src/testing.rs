@@ -330,6 +330,28 @@ pub fn weighted_edges(
     )
 }
 
+/// A fixed stream of `count` edges among `vertices` vertices with weights
+/// 1 to 7, from a small linear congruential generator seeded by `seed`:
+/// the same edges on every run, for tests too large for a proptest.
+pub fn fixed_weighted_edges(count: usize, vertices: VertexId, seed: u64) -> Vec<WeightedEdge> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as u32
+    };
+    (0..count)
+        .map(|_| {
+            WeightedEdge::new(
+                next() % vertices,
+                next() % vertices,
+                (next() % 7 + 1) as f32,
+            )
+        })
+        .collect()
+}
+
 /// Random contract steps over `0..max_vertex` (deletes mostly hit present
 /// edges because ids are few).
 pub fn ops(max_vertex: VertexId, len: Range<usize>) -> impl Strategy<Value = Vec<Op>> {

@@ -6,34 +6,13 @@
 //! with batches on the one-at-a-time path and past it (2^14 edges) on the
 //! grouped per-segment path.
 
-use dyngraph_core::testing::check_clone_is_independent;
-use dyngraph_core::{Semantics, StoreOptions, VertexId, WeightedEdge};
+use dyngraph_core::testing::{check_clone_is_independent, fixed_weighted_edges};
+use dyngraph_core::{Semantics, StoreOptions};
 use dyngraph_csrpp::CsrPP;
 
-/// `count` edges among `vertices` vertices with weights 1 to 7, from a
-/// small linear congruential generator.
-fn stream(count: usize, vertices: VertexId, seed: u64) -> Vec<WeightedEdge> {
-    let mut state = seed;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 33) as u32
-    };
-    (0..count)
-        .map(|_| {
-            WeightedEdge::new(
-                next() % vertices,
-                next() % vertices,
-                (next() % 7 + 1) as f32,
-            )
-        })
-        .collect()
-}
-
 fn check(base_len: usize, batch_len: usize) {
-    let base = stream(base_len, 3_000, 1);
-    let batch = stream(batch_len, 3_200, 2);
+    let base = fixed_weighted_edges(base_len, 3_000, 1);
+    let batch = fixed_weighted_edges(batch_len, 3_200, 2);
     for semantics in [Semantics::Multigraph, Semantics::Simple] {
         for (in_edges, weighted) in [(false, false), (false, true), (true, false), (true, true)] {
             let options = StoreOptions::new(semantics)

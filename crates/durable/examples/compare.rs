@@ -167,7 +167,8 @@ fn edges_of(stream: &EdgeStream) -> Vec<Edge> {
 }
 
 fn load(name: &str, scale: u32) -> Option<(String, Vec<Edge>)> {
-    let data = Path::new("/work/shared/data");
+    // The shared data set sits beside the repository (`../shared/data`).
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
     match name {
         "college" => {

@@ -5,30 +5,9 @@
 //! original takes is longer than `Vcsr`'s small-batch threshold, so its
 //! grouped batch path is checked against single inserts too.
 
-use dyngraph_core::testing::check_clone_is_independent;
-use dyngraph_core::{DynamicStore, Semantics, StoreOptions, VertexId, WeightedEdge};
+use dyngraph_core::testing::{check_clone_is_independent, fixed_weighted_edges};
+use dyngraph_core::{DynamicStore, Semantics, StoreOptions};
 use dyngraph_vcsr::{Bal, Pcsr, Vcsr};
-
-/// `count` edges among `vertices` vertices with weights 1 to 7, from a
-/// small linear congruential generator.
-fn stream(count: usize, vertices: VertexId, seed: u64) -> Vec<WeightedEdge> {
-    let mut state = seed;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 33) as u32
-    };
-    (0..count)
-        .map(|_| {
-            WeightedEdge::new(
-                next() % vertices,
-                next() % vertices,
-                (next() % 7 + 1) as f32,
-            )
-        })
-        .collect()
-}
 
 fn every_option() -> impl Iterator<Item = StoreOptions> {
     [Semantics::Multigraph, Semantics::Simple]
@@ -45,8 +24,8 @@ fn every_option() -> impl Iterator<Item = StoreOptions> {
 }
 
 fn check<S: DynamicStore + Clone>(batch_len: usize) {
-    let base = stream(600, 300, 1);
-    let batch = stream(batch_len, 400, 2);
+    let base = fixed_weighted_edges(600, 300, 1);
+    let batch = fixed_weighted_edges(batch_len, 400, 2);
     for options in every_option() {
         if let Err(difference) = check_clone_is_independent::<S>(options, &base, &batch) {
             panic!("{} with {options:?}: {difference}", S::NAME);
