@@ -27,9 +27,7 @@ pub(crate) fn check(path: &Path) -> Result<()> {
     if is_stdout(path) {
         return Ok(());
     }
-    // Creating the temporary file is exactly what the real write does
-    // first; dropping it uncommitted removes it.
-    drop(AtomicFile::create(path)?);
+    AtomicFile::check(path)?;
     Ok(())
 }
 

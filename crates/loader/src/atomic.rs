@@ -24,6 +24,13 @@ static NEXT: AtomicU64 = AtomicU64::new(0);
 /// Every file dyngraph writes goes through one: [`crate::write_edges`],
 /// [`crate::write_csr_file`], and the CLI's JSON, CSV and SVG reports.
 ///
+/// A symbolic link is followed: the file it points at is replaced and the
+/// link stays. A destination that exists and is not a regular file (a
+/// device such as `/dev/null`, a named pipe, a socket) is written in
+/// place: it cannot be replaced whole, and renaming a file over it would
+/// destroy it (run as root, `-o /dev/null` would leave a regular file in
+/// its stead that every later reader of `/dev/null` reads).
+///
 /// ```
 /// use dyngraph_loader::AtomicFile;
 /// use std::io::Write;
@@ -40,9 +47,20 @@ static NEXT: AtomicU64 = AtomicU64::new(0);
 /// ```
 #[derive(Debug)]
 pub struct AtomicFile {
+    /// The destination as given, for messages.
     path: PathBuf,
-    temp: PathBuf,
+    /// Where the bytes go.
+    target: Target,
     writer: Option<BufWriter<File>>,
+}
+
+#[derive(Debug)]
+enum Target {
+    /// A temporary file renamed over `destination` (the given path with
+    /// its symbolic links followed) at commit.
+    Replace { temp: PathBuf, destination: PathBuf },
+    /// A device, pipe or socket, opened and written where it is.
+    InPlace,
 }
 
 /// The directory a file named `path` goes into (`.` for a bare name).
@@ -51,6 +69,33 @@ fn directory_of(path: &Path) -> &Path {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     }
+}
+
+/// Links followed at most before `path` is taken as it is (the kernel's
+/// own limit, `MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
+
+/// `path` with its symbolic links followed, also a dangling one's (whose
+/// target is the file to create); a loop stops after [`MAX_LINKS`] and the
+/// open reports it.
+fn follow_links(path: &Path) -> PathBuf {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        match std::fs::read_link(&path) {
+            // A relative target is relative to the link's directory; an
+            // absolute one replaces the whole path.
+            Ok(target) if is_link => path = directory_of(&path).join(target),
+            _ => break,
+        }
+    }
+    path
+}
+
+/// Whether `path` exists and is something other than a regular file or
+/// a directory: a device, a named pipe, a socket.
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 impl AtomicFile {
@@ -79,7 +124,20 @@ impl AtomicFile {
                 "is a directory",
             )));
         }
-        let directory = directory_of(path);
+        let destination = follow_links(path);
+        if is_special(&destination) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&destination)
+                .map_err(fail)?;
+            return Ok(AtomicFile {
+                path: path.to_path_buf(),
+                target: Target::InPlace,
+                writer: Some(BufWriter::with_capacity(BUFFER_BYTES, file)),
+            });
+        }
+        let name = destination.file_name().unwrap_or(name);
+        let directory = directory_of(&destination);
         let mut temp_name = std::ffi::OsString::from(".");
         temp_name.push(name);
         temp_name.push(format!(
@@ -119,14 +177,29 @@ impl AtomicFile {
                 })
             })?;
         // A replaced file keeps its permissions.
-        if let Ok(metadata) = std::fs::metadata(path) {
+        if let Ok(metadata) = std::fs::metadata(&destination) {
             let _ = file.set_permissions(metadata.permissions());
         }
         Ok(AtomicFile {
             path: path.to_path_buf(),
-            temp,
+            target: Target::Replace { temp, destination },
             writer: Some(BufWriter::with_capacity(BUFFER_BYTES, file)),
         })
+    }
+
+    /// Checks that `path` can be written, as [`AtomicFile::create`] does,
+    /// without writing anything: a temporary file is created beside it and
+    /// removed. A device or named pipe is not opened (opening a pipe waits
+    /// for its reader); its write reports its own errors.
+    ///
+    /// # Errors
+    /// As [`AtomicFile::create`].
+    pub fn check(path: impl AsRef<Path>) -> Result<()> {
+        if is_special(&follow_links(path.as_ref())) {
+            return Ok(());
+        }
+        drop(AtomicFile::create(path)?);
+        Ok(())
     }
 
     /// The destination.
@@ -140,7 +213,8 @@ impl AtomicFile {
 
     /// Flushes and syncs the temporary file, renames it over the
     /// destination and syncs the directory, so the new file is there whole
-    /// and survives a power cut.
+    /// and survives a power cut. A device or pipe written in place is only
+    /// flushed.
     ///
     /// # Errors
     /// [`Error::Io`] on the destination; the destination then holds what it
@@ -148,39 +222,51 @@ impl AtomicFile {
     /// temporary file is removed.
     pub fn commit(mut self) -> Result<()> {
         let writer = self.writer.take().expect("present until commit or drop");
-        let result = self.finish(writer);
-        if result.is_err() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
+        let result = match &self.target {
+            Target::Replace { temp, destination } => {
+                let result = replace(writer, temp, destination);
+                if result.is_err() {
+                    let _ = std::fs::remove_file(temp);
+                }
+                result
+            }
+            // A device or pipe has nothing to sync or rename.
+            Target::InPlace => writer
+                .into_inner()
+                .map(drop)
+                .map_err(|error| error.into_error()),
+        };
         result.map_err(|source| Error::Io {
             path: self.path.clone(),
             source,
         })
     }
+}
 
-    fn finish(&self, writer: BufWriter<File>) -> std::io::Result<()> {
-        let file = writer.into_inner().map_err(|error| error.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&self.temp, &self.path)?;
-        // The rename is in the directory: sync it so the new name is
-        // durable. Some file systems cannot sync a directory; the rename
-        // stands either way.
-        if let Ok(directory) = File::open(directory_of(&self.path)) {
-            match directory.sync_all() {
-                Err(error)
-                    if !matches!(
-                        error.kind(),
-                        ErrorKind::InvalidInput | ErrorKind::Unsupported
-                    ) =>
-                {
-                    return Err(error);
-                }
-                _ => {}
+/// Flushes and syncs `temp`, renames it over `destination` and syncs the
+/// directory.
+fn replace(writer: BufWriter<File>, temp: &Path, destination: &Path) -> std::io::Result<()> {
+    let file = writer.into_inner().map_err(|error| error.into_error())?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(temp, destination)?;
+    // The rename is in the directory: sync it so the new name is durable.
+    // Some file systems cannot sync a directory; the rename stands either
+    // way.
+    if let Ok(directory) = File::open(directory_of(destination)) {
+        match directory.sync_all() {
+            Err(error)
+                if !matches!(
+                    error.kind(),
+                    ErrorKind::InvalidInput | ErrorKind::Unsupported
+                ) =>
+            {
+                return Err(error);
             }
+            _ => {}
         }
-        Ok(())
     }
+    Ok(())
 }
 
 impl Write for AtomicFile {
@@ -207,9 +293,11 @@ impl std::io::Seek for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.writer.take().is_some() {
+        if self.writer.take().is_some()
+            && let Target::Replace { temp, .. } = &self.target
+        {
             // Not committed: the temporary file goes, unflushed.
-            let _ = std::fs::remove_file(&self.temp);
+            let _ = std::fs::remove_file(temp);
         }
     }
 }
@@ -272,6 +360,74 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(file.commit().is_err());
         assert!(!dir.exists());
+    }
+
+    fn is_fifo(path: &Path) -> bool {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+    }
+
+    /// Run as root, `dyngraph ... -o /dev/null` renamed a regular file over
+    /// `/dev/null`, and every later reader of `/dev/null` (cargo hands it to
+    /// rustc as stdin) read the report. A named pipe stands in for the
+    /// device: the test must not risk the machine's `/dev/null`.
+    #[test]
+    fn a_named_pipe_is_written_in_place_not_replaced() {
+        let dir = dir("fifo");
+        let pipe = dir.join("pipe");
+        let _ = std::fs::remove_file(&pipe);
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("note: mkfifo is not available here; skipping");
+            return;
+        }
+        AtomicFile::check(&pipe).unwrap(); // must not wait for a reader
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || std::fs::read(pipe).unwrap())
+        };
+        let mut file = AtomicFile::create(&pipe).unwrap();
+        file.write_all(&vec![b'x'; 3 << 20]).unwrap();
+        file.commit().unwrap();
+        // Before the join: a replaced pipe leaves its reader waiting.
+        assert!(is_fifo(&pipe), "the pipe was replaced");
+        assert_eq!(reader.join().unwrap().len(), 3 << 20);
+        assert!(leftovers(&dir).is_empty(), "{:?}", leftovers(&dir));
+    }
+
+    #[test]
+    fn a_symbolic_link_is_followed_and_stays() {
+        let dir = dir("link");
+        std::fs::create_dir_all(dir.join("real")).unwrap();
+        let target = dir.join("real/out.txt");
+        std::fs::write(&target, "previous").unwrap();
+        let link = dir.join("out.txt");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink("real/out.txt", &link).unwrap();
+        let mut file = AtomicFile::create(&link).unwrap();
+        file.write_all(b"next").unwrap();
+        file.commit().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "next");
+        assert!(leftovers(&dir).is_empty() && leftovers(&dir.join("real")).is_empty());
+
+        // A dangling link: its target is created.
+        std::fs::remove_file(&target).unwrap();
+        let mut file = AtomicFile::create(&link).unwrap();
+        file.write_all(b"new").unwrap();
+        file.commit().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
     }
 
     #[test]
