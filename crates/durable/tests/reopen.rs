@@ -340,8 +340,13 @@ fn group_commit_acknowledges_within_its_window_without_another_call() {
     for e in &edges[..5120] {
         store.insert_edge(e.src, e.dst).unwrap();
     }
+    // Every full group is committed without another call. The committer
+    // takes the whole buffer when it wakes, so where groups end depends on
+    // timing: under load one group can take 600 updates, and the last
+    // updates then wait, fewer than 512, for the hour's window (this test
+    // failed so once, asking for all 5,120).
     let deadline = Instant::now() + Duration::from_secs(10);
-    while store.acknowledged().inserted < 5120 {
+    while 5120 - store.acknowledged().inserted >= 512 {
         assert!(Instant::now() < deadline, "groups of 512 not committed");
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -351,6 +356,9 @@ fn group_commit_acknowledges_within_its_window_without_another_call() {
         store.stats()
     );
     store.close().unwrap();
+    let store = DurableVcsr::open(&dir).unwrap();
+    assert_eq!(store.edge_count(), 5120);
+    drop(store);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
