@@ -344,40 +344,37 @@ impl CsrPP {
             InsertContext::new(&self.allocator, &self.snapshots, &self.options, self.shift);
         if !set_union && in_edges && self.deleted_vertices == 0 && self.edge_count > 0 {
             // Every edge is added (multigraph), so the in-entries are the
-            // batch itself, reversed: both groupings up front, and one
-            // task per segment for its out- and in-lists (no second pass
-            // over the segments, no in-entries gathered from the first).
-            // A load into an empty store keeps the two passes below, which
-            // lay out every out-slab before the in-slabs.
+            // batch itself, reversed: grouped straight from the source,
+            // not gathered edge by edge from what the out pass added. Two
+            // passes over the segments all the same (out-lists, then
+            // in-lists), so the blocks a batch allocates for in-lists lie
+            // next to each other, not between out-lists: one task per
+            // segment doing both sides (blocks of the two interleaved)
+            // took pull PageRank after 50 1 % batches of a Kronecker
+            // scale-18 stream from 2.3× to 2.9× `Csr`.
+            // A load into an empty store takes the general path below.
             let (out, out_ranges) = group_by_segment(batch, self.shift, self.segments.len());
+            let added: u64 = per_segment_with_scratch(
+                &mut self.segments,
+                &out_ranges,
+                &out,
+                |scratch, data, part| context.out_part(scratch, data, part, false, false).0,
+            )
+            .into_iter()
+            .sum();
+            debug_assert_eq!(added, out.len() as u64, "a multigraph adds every edge");
+            drop(out);
             let (incoming, in_ranges) =
                 group_by_segment(&Reversed(batch), self.shift, self.segments.len());
-            let added: u64 = self
-                .segments
-                .par_iter_mut()
-                .zip(out_ranges.par_iter().zip(in_ranges.par_iter()))
-                .filter(|(_, (out, incoming))| !out.is_empty() || !incoming.is_empty())
-                .map_init(
-                    Scratch::default,
-                    |scratch, (segment, (out_range, in_range))| {
-                        let data = segment.get_mut();
-                        let mut added = 0;
-                        if !out_range.is_empty() {
-                            scratch.reset();
-                            let part = &out[out_range.clone()];
-                            added = context.out_part(scratch, data, part, false, false).0;
-                        }
-                        if !in_range.is_empty() {
-                            scratch.reset();
-                            let undeleted =
-                                context.in_part(scratch, data, &incoming[in_range.clone()], true);
-                            debug_assert_eq!(undeleted, 0, "no vertex is deleted");
-                        }
-                        added
-                    },
-                )
-                .sum();
-            debug_assert_eq!(added, out.len() as u64, "a multigraph adds every edge");
+            per_segment_with_scratch(
+                &mut self.segments,
+                &in_ranges,
+                &incoming,
+                |scratch, data, part| {
+                    let undeleted = context.in_part(scratch, data, part, true);
+                    debug_assert_eq!(undeleted, 0, "no vertex is deleted");
+                },
+            );
             self.edge_count += added;
             return UpdateReport {
                 edges_added: added,
