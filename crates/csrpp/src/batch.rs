@@ -376,6 +376,7 @@ impl CsrPP {
                 },
             );
             self.edge_count += added;
+            self.after_grouped_batch(added);
             return UpdateReport {
                 edges_added: added,
                 edges_removed: 0,
@@ -401,9 +402,31 @@ impl CsrPP {
             let in_entries: Vec<Entry> = results.into_iter().flat_map(|r| r.2).collect();
             self.insert_in_entries(&in_entries);
         }
+        self.after_grouped_batch(added);
         UpdateReport {
             edges_added: added,
             edges_removed: 0,
+        }
+    }
+
+    /// Maintenance after a grouped batch insert that added `added` edges
+    /// ([`crate::CsrPPOptions::defragment_after`]): a load into an empty
+    /// store is a fresh layout; otherwise the growth counts toward the
+    /// next defragment, which runs once it reaches the share.
+    fn after_grouped_batch(&mut self, added: u64) {
+        if self.edge_count == added {
+            // The store was empty: a bulk load's packed layout.
+            self.layout_edges = self.edge_count;
+            self.batch_growth = 0;
+            return;
+        }
+        let Some(percent) = self.options.defragment_after else {
+            return;
+        };
+        self.batch_growth += added;
+        if self.batch_growth * 100 >= u64::from(percent) * self.layout_edges.max(1) {
+            // Resets the counters: the copy is a fresh layout.
+            self.defragment();
         }
     }
 
@@ -609,7 +632,7 @@ impl CsrPP {
 mod tests {
     use super::*;
     use dyngraph_core::Weight;
-    use dyngraph_core::{Edge, EdgeChunk, WeightedEdge};
+    use dyngraph_core::{Edge, EdgeChunk, FromEdges, GraphUpdate, StoreConfig, WeightedEdge};
 
     /// The parallel counting sort groups exactly as a stable sort by
     /// segment and then by `(first, second)` id would, with several chunks
@@ -677,6 +700,33 @@ mod tests {
         let (grouped, ranges) = group_by_segment(&existing, 1, 2);
         assert_eq!(grouped, [(0, 1, 1.0), (2, 0, 1.0)]);
         assert_eq!(ranges, [0..1, 1..2]);
+    }
+
+    /// With `defragment_after`, a grouped batch that brings the growth
+    /// since the last layout to the share defragments (a fresh layout:
+    /// the counters restart from the store's edges); smaller growth only
+    /// counts, and a bulk load is a layout of its own.
+    #[test]
+    fn a_defragment_is_due_once_batches_add_the_share() {
+        let edges = |from: u32, count: u32| -> Vec<Edge> {
+            (from..from + count)
+                .map(|i| Edge::new(i.wrapping_mul(2654435761) % 5000, i % 4999))
+                .collect()
+        };
+        let options = crate::CsrPPOptions::default()
+            .in_edges(true)
+            .defragment_after(Some(50));
+        let mut graph = CsrPP::from_edges(&edges(0, 40_000), options).unwrap();
+        assert_eq!((graph.layout_edges, graph.batch_growth), (40_000, 0));
+        graph.insert_edges(&edges(40_000, 17_000)).unwrap();
+        assert_eq!((graph.layout_edges, graph.batch_growth), (40_000, 17_000));
+        graph.insert_edges(&edges(57_000, 17_000)).unwrap();
+        assert_eq!((graph.layout_edges, graph.batch_growth), (74_000, 0));
+        // Without the option, growth is not even counted.
+        let mut graph =
+            CsrPP::from_edges(&edges(0, 40_000), crate::CsrPPOptions::default()).unwrap();
+        graph.insert_edges(&edges(40_000, 30_000)).unwrap();
+        assert_eq!((graph.layout_edges, graph.batch_growth), (40_000, 0));
     }
 
     /// An edge source that shows a different edge each time it is read.
