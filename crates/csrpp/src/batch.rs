@@ -723,8 +723,8 @@ mod tests {
         graph.insert_edges(&edges(57_000, 17_000)).unwrap();
         assert_eq!((graph.layout_edges, graph.batch_growth), (74_000, 0));
         // Without the option, growth is not even counted.
-        let mut graph =
-            CsrPP::from_edges(&edges(0, 40_000), crate::CsrPPOptions::default()).unwrap();
+        let options = crate::CsrPPOptions::default().defragment_after(None);
+        let mut graph = CsrPP::from_edges(&edges(0, 40_000), options).unwrap();
         graph.insert_edges(&edges(40_000, 30_000)).unwrap();
         assert_eq!((graph.layout_edges, graph.batch_growth), (40_000, 0));
     }
