@@ -176,6 +176,11 @@ unsafe fn copy_slots(
 /// Ids a scan steps over at a time: one 64-byte cache line of `u32`s.
 const SCAN_STEP: usize = 16;
 
+/// A merge into a list without an array (inline or empty) that ends up
+/// with at most this many slots builds the merged list on the stack
+/// ([`AdjList::merge_in`]).
+const SHORT_MERGE: usize = 16;
+
 /// How many leading ids of the sorted `ids` are `<= id`: the
 /// `partition_point` of a binary search, found by a forward scan a cache
 /// line at a time instead. A batch merge reads the whole array right after
@@ -700,6 +705,27 @@ impl AdjList {
             "a vertex holds at most u32::MAX edges"
         );
         let weighted = self.is_weighted();
+        if !self.has_block() && len <= SHORT_MERGE {
+            // Inline or empty, and short once merged (most touched lists
+            // of a batch on skewed graphs): built on the stack, not in two
+            // heap vectors per list.
+            let mut ids = [0u32; SHORT_MERGE];
+            let mut weights = [0.0 as Weight; SHORT_MERGE];
+            // SAFETY: both buffers hold `SHORT_MERGE >= len` slots.
+            unsafe {
+                merge_forward(
+                    self.ids(),
+                    self.weights(),
+                    new,
+                    ids.as_mut_ptr(),
+                    weighted.then_some(weights.as_mut_ptr()),
+                );
+            }
+            let weights: &[Weight] = if weighted { &weights[..len] } else { &[] };
+            // SAFETY: forwarded contract.
+            unsafe { self.replace(allocator, &ids[..len], weights) };
+            return;
+        }
         if !self.has_block() {
             // Inline or empty: at most two old slots; build the merged list
             // in a small vector.

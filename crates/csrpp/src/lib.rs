@@ -105,6 +105,7 @@ mod iter;
 mod keys;
 mod options;
 mod segment;
+mod segment_insert;
 mod snapshot;
 mod store;
 mod writer;

@@ -88,6 +88,18 @@ pub struct CsrPPOptions {
     /// [`crate::CsrPP::defragment`], one copy of the whole store in vertex
     /// order, is what restored scan speed there.
     pub segment_repack: bool,
+    /// Maintenance: [`crate::CsrPP::defragment`] the store once grouped
+    /// batch inserts (batches past the one-edge-at-a-time threshold) have
+    /// added this percentage of the edges it held at its last layout (a
+    /// bulk load or a defragment). `None`: only when asked. Single-edge
+    /// inserts and small batches never trigger it.
+    ///
+    /// Each batch moves the arrays it grows to wherever the arena has
+    /// room, so scans over consecutive vertices jump around memory more
+    /// and more; one copy of the store in vertex order undoes that (see
+    /// [`crate::CsrPP::defragment`]). The copy costs about a clone, once
+    /// per this share of growth: amortised, a constant per inserted edge.
+    pub defragment_after: Option<u32>,
 }
 
 impl Default for CsrPPOptions {
@@ -109,6 +121,7 @@ impl From<StoreOptions> for CsrPPOptions {
             external_keys: false,
             slab_headroom: false,
             segment_repack: false,
+            defragment_after: None,
         }
     }
 }
@@ -164,12 +177,23 @@ impl CsrPPOptions {
         self
     }
 
+    /// Sets [`CsrPPOptions::defragment_after`].
+    pub fn defragment_after(mut self, percent: Option<u32>) -> Self {
+        self.defragment_after = percent;
+        self
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         if !self.segment_size.is_power_of_two() || self.segment_size > 1 << 20 {
             return Err(Error::InvalidArgument(format!(
                 "segment size {} is not a power of two in 1..=2^20",
                 self.segment_size
             )));
+        }
+        if self.defragment_after == Some(0) {
+            return Err(Error::InvalidArgument(
+                "defragment_after is a percentage of growth above 0 (None turns it off)".into(),
+            ));
         }
         if self.store.vertex_limit > MAX_VERTEX_LIMIT {
             return Err(Error::InvalidArgument(format!(

@@ -120,6 +120,10 @@ pub struct CsrPP {
     /// Live snapshots, told of every segment about to change
     /// ([`crate::snapshot`]).
     pub(crate) snapshots: SegmentSnapshots,
+    /// Edges at the last layout (bulk load or defragment), and edges
+    /// grouped batches have added since: [`CsrPPOptions::defragment_after`].
+    pub(crate) layout_edges: u64,
+    pub(crate) batch_growth: u64,
     // Last, so it is dropped after `Drop::drop` has returned the blocks.
     pub(crate) allocator: EdgeAllocator,
 }
@@ -153,6 +157,8 @@ impl CsrPP {
             property_defaults: Vec::new(),
             keys: options.external_keys.then(KeyMap::default),
             snapshots: SegmentSnapshots::default(),
+            layout_edges: 0,
+            batch_growth: 0,
             allocator: EdgeAllocator::new(options.allocator),
             options,
         })
@@ -673,6 +679,9 @@ impl Clone for CsrPP {
             property_defaults: self.property_defaults.clone(),
             keys: self.keys.clone(),
             snapshots: SegmentSnapshots::default(),
+            // The copy is laid out afresh.
+            layout_edges: self.edge_count,
+            batch_growth: 0,
             allocator,
         }
     }

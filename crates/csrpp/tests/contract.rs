@@ -11,11 +11,11 @@ mod common;
 use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::{Op, check_contract, ops, weighted_edges};
 use dyngraph_core::{
-    Capability, Csr, CsrOptions, EdgeChunk, EdgeSource, EdgeWeights, Error, FromEdges, Graph,
+    Capability, Csr, CsrOptions, Edge, EdgeChunk, EdgeSource, EdgeWeights, Error, FromEdges, Graph,
     GraphStore, GraphUpdate, InEdges, OutNeighbors, Result, Semantics, Snapshots, StoreOptions,
     UpdateReport, VertexId, Weight, WeightedEdge, WeightedNeighbors,
 };
-use dyngraph_csrpp::{CsrPP, CsrPPOptions, CsrPPSnapshot, CsrPPView};
+use dyngraph_csrpp::{CsrPP, CsrPPOptions, CsrPPSnapshot, CsrPPView, DeleteMode};
 use proptest::prelude::*;
 use std::ops::Range;
 
@@ -375,9 +375,98 @@ fn snapshots_of_sx_mathoverflow_keep_their_moment() {
         .unwrap_or_else(|e| panic!("store: {e}"));
 }
 
-/// Whether `graph` has `csr`'s vertices, out-lists with weights (as
-/// sorted multisets), and in-lists.
-fn same_graph<G: dyngraph_core::ReadGraph>(
+/// Multigraph batches too big to go one edge at a time into a store that
+/// keeps in-edges: their in-lists are grouped from the batch itself, not
+/// from what the out-lists took. Repeated edges, a live snapshot, a
+/// delete batch between (tombstones under logical deletes), and the
+/// defragment maintenance on and off: the store equals `Csr`s of its
+/// edges, the view the base.
+#[test]
+fn big_multigraph_batches_keep_in_lists_the_transpose() {
+    let mut state = 7u64;
+    let mut edges = |count: usize| -> Vec<WeightedEdge> {
+        (0..count)
+            .map(|i| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let (a, b) = ((state >> 33) as u32, (state >> 13) as u32);
+                // Skewed sources and targets, and repeats.
+                WeightedEdge::new(a % 3000 % (1 + b % 400), b % 2500, (i % 7) as Weight)
+            })
+            .collect()
+    };
+    let base = edges(20_000);
+    let batches: Vec<Vec<WeightedEdge>> = (0..4).map(|_| edges(20_000)).collect();
+    let csr_of = |edges: &[WeightedEdge], vertex_count: usize| {
+        Csr::from_edges(
+            edges,
+            CsrOptions::default()
+                .in_edges(true)
+                .sort(true)
+                .vertex_count(vertex_count),
+        )
+        .unwrap()
+    };
+    for weighted in [false, true] {
+        for delete_mode in [DeleteMode::Physical, DeleteMode::Logical] {
+            for defragment_after in [None, Some(50)] {
+                let options = CsrPPOptions::default()
+                    .in_edges(true)
+                    .weighted(weighted)
+                    .delete_mode(delete_mode)
+                    .defragment_after(defragment_after);
+                let name = format!("{options:?}");
+                let unit = |edges: &[WeightedEdge]| -> Vec<WeightedEdge> {
+                    edges
+                        .iter()
+                        .map(|e| {
+                            WeightedEdge::new(e.src, e.dst, if weighted { e.weight } else { 1.0 })
+                        })
+                        .collect()
+                };
+                let mut graph = CsrPP::from_edges(&base, options).unwrap();
+                let snapshot = graph.snapshot();
+                let mut present = unit(&base);
+                for (k, batch) in batches.iter().enumerate() {
+                    let report = graph.insert_edges(batch).unwrap();
+                    assert_eq!(report.edges_added, batch.len() as u64, "{name}");
+                    present.extend(unit(batch));
+                    if k == 1 {
+                        // The oldest occurrence of each goes: the base's.
+                        let gone: Vec<Edge> = base[..6_000].iter().map(|e| e.edge()).collect();
+                        let removed = graph.delete_edges(&gone).unwrap().edges_removed;
+                        assert_eq!(removed, 6_000, "{name}");
+                        for e in &gone {
+                            let at = present
+                                .iter()
+                                .position(|p| (p.src, p.dst) == (e.src, e.dst))
+                                .expect("present");
+                            present.remove(at);
+                        }
+                    }
+                }
+                common::check_invariants(&graph).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let view = graph.view(&snapshot).unwrap();
+                if weighted {
+                    same_graph(&graph, &csr_of(&present, graph.vertex_count()))
+                        .unwrap_or_else(|e| panic!("{name}, store: {e}"));
+                    same_graph(&view, &csr_of(&base, view.vertex_count()))
+                        .unwrap_or_else(|e| panic!("{name}, view: {e}"));
+                } else {
+                    same_lists(&graph, &csr_of(&present, graph.vertex_count()))
+                        .unwrap_or_else(|e| panic!("{name}, store: {e}"));
+                    same_lists(&view, &csr_of(&base, view.vertex_count()))
+                        .unwrap_or_else(|e| panic!("{name}, view: {e}"));
+                }
+            }
+        }
+    }
+}
+
+/// Whether `graph` has `csr`'s vertices, out-lists and in-lists (as
+/// sorted multisets), weights aside.
+fn same_lists<G: dyngraph_core::ReadGraph>(
     graph: &G,
     csr: &Csr,
 ) -> std::result::Result<(), String> {
@@ -391,13 +480,37 @@ fn same_graph<G: dyngraph_core::ReadGraph>(
             csr.edge_count()
         ));
     }
+    let incoming = graph.in_edges().map_err(|e| e.to_string())?;
+    let csr_incoming = csr.in_edges().unwrap();
+    for v in 0..csr.vertex_count() as VertexId {
+        let mut got: Vec<VertexId> = graph.out_neighbors(v).collect();
+        let mut want: Vec<VertexId> = csr.out_neighbors(v).collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        if got != want {
+            return Err(format!("vertex {v}: out-edges {got:?}, expected {want:?}"));
+        }
+        let mut got: Vec<VertexId> = incoming.in_neighbors(v).collect();
+        let mut want: Vec<VertexId> = csr_incoming.in_neighbors(v).collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        if got != want {
+            return Err(format!("vertex {v}: in-edges {got:?}, expected {want:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `graph` has `csr`'s vertices, out-lists with weights (as
+/// sorted multisets), and in-lists.
+fn same_graph<G: dyngraph_core::ReadGraph>(
+    graph: &G,
+    csr: &Csr,
+) -> std::result::Result<(), String> {
+    same_lists(graph, csr)?;
     let (weights, csr_weights) = (
         graph.edge_weights().map_err(|e| e.to_string())?,
         csr.edge_weights().unwrap(),
-    );
-    let (incoming, csr_incoming) = (
-        graph.in_edges().map_err(|e| e.to_string())?,
-        csr.in_edges().unwrap(),
     );
     for v in 0..csr.vertex_count() as VertexId {
         let mut got: Vec<(VertexId, u32)> = weights
@@ -412,13 +525,6 @@ fn same_graph<G: dyngraph_core::ReadGraph>(
         want.sort_unstable();
         if got != want {
             return Err(format!("vertex {v}: out-edges {got:?}, expected {want:?}"));
-        }
-        let mut got: Vec<VertexId> = incoming.in_neighbors(v).collect();
-        let mut want: Vec<VertexId> = csr_incoming.in_neighbors(v).collect();
-        got.sort_unstable();
-        want.sort_unstable();
-        if got != want {
-            return Err(format!("vertex {v}: in-edges {got:?}, expected {want:?}"));
         }
     }
     Ok(())
