@@ -45,6 +45,14 @@
 //! `--test` (as CI runs it) the inputs shrink to scale 10 and CollegeMsg.
 //! `cargo run -p dyngraph-benches --bin report` turns the results into
 //! `docs/benchmarks/`.
+//!
+//! Criterion settings: ten samples per routine, flat sampling (a routine
+//! slower than 20 ms runs once per sample), 50 ms warm-up (one call of a
+//! slower routine), 200 ms measurement, 10,000 bootstrap resamples. Each
+//! structure the clone and update tasks start from is built once per input
+//! and only cloned after. Every task prints its wall time (`wall time:
+//! sahu/<input>/<task>`): the whole suite takes about 20 minutes on two
+//! cores (BENCHMARKS.md).
 
 use criterion::measurement::WallTime;
 use criterion::{
@@ -64,6 +72,7 @@ use dyngraph_benches::sahu::{
 use graph_builder::prelude::{CsrLayout, DirectedCsrGraph, EdgeListInput, GraphBuilder};
 use petgraph::graph::NodeIndex;
 use petgraph::prelude::{DiGraphMap, StableDiGraph};
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -96,16 +105,26 @@ fn inputs() -> Vec<SahuInput> {
 
 fn group<'a>(c: &'a mut Criterion, input: &SahuInput, task: &str) -> BenchmarkGroup<'a, WallTime> {
     let mut group = c.benchmark_group(format!("sahu/{}/{task}", input.name));
-    // About a thousand routines: their fixed cost (warm-up + measurement)
-    // is most of the suite's time. Flat sampling runs a slow routine ten
-    // times, not the 55 of linear sampling's ramp.
+    // About 800 routines, two thirds of them under 10 ms: their fixed cost
+    // (warm-up + measurement + analysis) was a third of the suite's time.
+    // Flat sampling runs a slow routine ten times, not the 55 of linear
+    // sampling's ramp; a fast one gets ten samples of at least
+    // `MEASUREMENT / 10` = 20 ms of iterations each.
     group
         .sample_size(10)
         .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_millis(100))
-        .measurement_time(Duration::from_millis(500));
+        .warm_up_time(WARM_UP)
+        .measurement_time(MEASUREMENT);
     group
 }
+
+/// Criterion's warm-up per routine: one call of any routine slower than
+/// this, which also warms caches and sizes the samples' iteration counts.
+const WARM_UP: Duration = Duration::from_millis(50);
+
+/// Criterion's measurement target per routine: a routine slower than a
+/// tenth of it runs once per sample.
+const MEASUREMENT: Duration = Duration::from_millis(200);
 
 /// Whether to also run the peers' routines that cost minutes each
 /// (`DYNGRAPH_SAHU_SLOW_PEERS=1`): petgraph's walks past 4 M edges and its
@@ -129,6 +148,82 @@ fn csr_options(input: &SahuInput) -> CsrOptions {
     CsrOptions::default()
         .in_edges(true)
         .vertex_count(input.vertex_count)
+}
+
+/// petgraph's `Csr` as the suite builds it.
+type PetgraphCsr = petgraph::csr::Csr<(), (), petgraph::Directed, u32>;
+
+/// The structures the clone and update tasks start from, each built from
+/// the input once, on first use (a filtered run builds only what it
+/// measures), and then only cloned: building them again for every group
+/// cost the full suite minutes of untimed setup (kron20: about 20 s per
+/// update group).
+struct Built<'a> {
+    input: &'a SahuInput,
+    vcsr: OnceCell<Vcsr>,
+    pcsr: OnceCell<Pcsr>,
+    csrpp: OnceCell<CsrPP>,
+    stable: OnceCell<StableDiGraph<(), (), u32>>,
+    map: OnceCell<DiGraphMap<u32, ()>>,
+    petgraph_csr: OnceCell<PetgraphCsr>,
+}
+
+impl<'a> Built<'a> {
+    fn new(input: &'a SahuInput) -> Self {
+        Built {
+            input,
+            vcsr: OnceCell::new(),
+            pcsr: OnceCell::new(),
+            csrpp: OnceCell::new(),
+            stable: OnceCell::new(),
+            map: OnceCell::new(),
+            petgraph_csr: OnceCell::new(),
+        }
+    }
+
+    /// dyngraph's store `S` holding the input (in-edges kept).
+    fn store<S: Prebuilt>(&self) -> &S {
+        S::cell(self).get_or_init(|| build(self.input))
+    }
+
+    fn stable(&self) -> &StableDiGraph<(), (), u32> {
+        self.stable
+            .get_or_init(|| stable_graph(self.input.vertex_count, &self.input.edges))
+    }
+
+    fn map(&self) -> &DiGraphMap<u32, ()> {
+        self.map
+            .get_or_init(|| graph_map(self.input.vertex_count, &self.input.edges))
+    }
+
+    fn petgraph_csr(&self) -> &PetgraphCsr {
+        self.petgraph_csr
+            .get_or_init(|| petgraph_csr(self.input.vertex_count, &self.input.edges))
+    }
+}
+
+/// A dyngraph store that [`Built`] keeps.
+trait Prebuilt: DynamicStore + Clone {
+    /// Where [`Built`] keeps it.
+    fn cell<'b>(built: &'b Built<'_>) -> &'b OnceCell<Self>;
+}
+
+impl Prebuilt for Vcsr {
+    fn cell<'b>(built: &'b Built<'_>) -> &'b OnceCell<Self> {
+        &built.vcsr
+    }
+}
+
+impl Prebuilt for Pcsr {
+    fn cell<'b>(built: &'b Built<'_>) -> &'b OnceCell<Self> {
+        &built.pcsr
+    }
+}
+
+impl Prebuilt for CsrPP {
+    fn cell<'b>(built: &'b Built<'_>) -> &'b OnceCell<Self> {
+        &built.csrpp
+    }
 }
 
 /// The edge list without one occurrence of each edge of `batch`: what a
@@ -199,50 +294,53 @@ fn load(c: &mut Criterion, input: &SahuInput) {
     group.finish();
 }
 
-fn clone_one<T: Clone>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str, value: &T) {
-    group.bench_function(name, |b| b.iter(|| black_box(value.clone())));
+/// Times `value().clone()`; `value` is called inside the routine so that a
+/// filtered run builds only what it measures, and returns a built value.
+fn clone_one<'v, T: Clone + 'v>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    value: impl Fn() -> &'v T,
+) {
+    group.bench_function(name, |b| {
+        let value = value();
+        b.iter(|| black_box(value.clone()))
+    });
 }
 
-fn clone_store<S: DynamicStore + Clone>(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    input: &SahuInput,
-) {
-    let store: S = build(input);
-    clone_one(group, S::NAME, &store);
+fn clone_store<S: Prebuilt>(group: &mut BenchmarkGroup<'_, WallTime>, built: &Built<'_>) {
+    clone_one(group, S::NAME, || built.store::<S>());
     group.bench_function(format!("{} snapshot", S::NAME), |b| {
+        let store = built.store::<S>();
         b.iter(|| black_box(store.snapshot()))
     });
 }
 
-fn clone(c: &mut Criterion, input: &SahuInput) {
+fn clone(c: &mut Criterion, built: &Built<'_>) {
+    let input = built.input;
     let mut group = group(c, input, "clone");
-    let csr = Csr::from_edges(&input.edges[..], csr_options(input)).expect("valid graph");
-    clone_one(&mut group, "Csr", &csr);
+    // `Csr` and petgraph's `Graph` are cloned here only: built for this
+    // group, dropped after it.
+    let csr = OnceCell::new();
+    clone_one(&mut group, "Csr", || {
+        csr.get_or_init(|| {
+            Csr::from_edges(&input.edges[..], csr_options(input)).expect("valid graph")
+        })
+    });
     drop(csr);
-    clone_store::<Vcsr>(&mut group, input);
-    clone_store::<Pcsr>(&mut group, input);
-    clone_store::<CsrPP>(&mut group, input);
-    let pairs = input.edges.iter().map(|e| (e.src, e.dst));
-    clone_one(
-        &mut group,
-        "petgraph Graph",
-        &petgraph::Graph::<(), (), petgraph::Directed, u32>::from_edges(pairs),
-    );
-    clone_one(
-        &mut group,
-        "petgraph StableGraph",
-        &stable_graph(input.vertex_count, &input.edges),
-    );
-    clone_one(
-        &mut group,
-        "petgraph GraphMap",
-        &graph_map(input.vertex_count, &input.edges),
-    );
-    clone_one(
-        &mut group,
-        "petgraph Csr",
-        &petgraph_csr(input.vertex_count, &input.edges),
-    );
+    clone_store::<Vcsr>(&mut group, built);
+    clone_store::<Pcsr>(&mut group, built);
+    clone_store::<CsrPP>(&mut group, built);
+    let graph = OnceCell::new();
+    clone_one(&mut group, "petgraph Graph", || {
+        graph.get_or_init(|| {
+            let pairs = input.edges.iter().map(|e| (e.src, e.dst));
+            petgraph::Graph::<(), (), petgraph::Directed, u32>::from_edges(pairs)
+        })
+    });
+    drop(graph);
+    clone_one(&mut group, "petgraph StableGraph", || built.stable());
+    clone_one(&mut group, "petgraph GraphMap", || built.map());
+    clone_one(&mut group, "petgraph Csr", || built.petgraph_csr());
     group.finish();
 }
 
@@ -263,7 +361,7 @@ impl Update {
 
     /// The distinct batches one in-place measurement applies in turn.
     fn batches(self, input: &SahuInput, size: usize) -> Vec<Vec<Edge>> {
-        let count = input.batches_per_copy(size);
+        let count = input.batches_within_one_percent(size);
         match self {
             Update::Insert => input.insert_batches(size, count),
             Update::Delete => input.delete_batches(size, count),
@@ -287,7 +385,11 @@ impl Update {
 }
 
 /// A copy of the input graph that in-place batches are applied to, and
-/// how many of the distinct batches it has taken.
+/// how many of the distinct batches it has taken. One lives as long as its
+/// routine's measurement (warm-up and every sample, see [`in_place`]):
+/// until issue 28 it lived for one criterion call, so every sample cloned
+/// the graph afresh and re-applied the same first batches (kron20: about
+/// 0.5 s of untimed clone per sample for `Pcsr` and `GraphMap`).
 struct InPlace<G> {
     copy: Option<(G, usize)>,
 }
@@ -301,11 +403,12 @@ impl<G> InPlace<G> {
     /// batches (`batches`: as many as keep the graph within 1 % of its
     /// size) applied to the copy in turn, timed, their mean scaled to
     /// `iters`. When the copy has taken every batch it is replaced by a
-    /// new one from `fresh` (a clone of the input graph), untimed. Undoing a
-    /// batch instead would favour some structures (a re-inserted edge moves
-    /// to the front of `StableGraph`'s list, so deleting it again is
-    /// cheaper than the first time), and a clone per call would cost the
-    /// suite far more than the small batches it measures.
+    /// new one from `fresh` (a clone of the input graph), untimed, at the
+    /// start of the call that needs it. Undoing a batch instead would
+    /// favour some structures (a re-inserted edge moves to the front of
+    /// `StableGraph`'s list, so deleting it again is cheaper than the first
+    /// time), and a clone per call would cost the suite far more than the
+    /// small batches it measures.
     ///
     /// At least `iters` batches, and more while the copy has some left and
     /// less than [`SAMPLE_TIME`] has been timed: criterion sizes `iters`
@@ -358,19 +461,34 @@ fn new_instance<G>(b: &mut Bencher<'_>, make: impl Fn() -> G) {
     b.iter_batched(|| (), |()| make(), BatchSize::PerIteration)
 }
 
+/// Times `apply` in place on copies `fresh` makes (see [`InPlace::time`]).
+/// The copy outlives criterion's calls of the routine (warm-up and every
+/// sample), so each sample takes the next batches of the same copy and a
+/// new copy is cloned only once the last one has taken all its batches.
+fn in_place<G>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    fresh: impl Fn() -> G,
+    batches: &[Vec<Edge>],
+    apply: impl Fn(&mut G, &[Edge]),
+) {
+    let mut in_place = InPlace::new();
+    group.bench_function(id, |b| {
+        b.iter_custom(|iters| in_place.time(&fresh, iters, batches, &apply))
+    });
+}
+
 /// A dyngraph store at every batch size, through `GraphUpdate`'s batch
 /// calls.
-fn update_store<S: DynamicStore + Clone>(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    task: UpdateTask<'_>,
-) {
-    let UpdateTask { input, update, new } = task;
-    let store: S = build(input);
+fn update_store<S: Prebuilt>(group: &mut BenchmarkGroup<'_, WallTime>, task: UpdateTask<'_, '_>) {
+    let UpdateTask { built, update, new } = task;
+    let input = built.input;
     for size in input.batch_sizes() {
         let id = BenchmarkId::new(S::NAME, size);
         if new {
             let batch = update.batch(input, size);
             group.bench_function(id, |b| {
+                let store = built.store::<S>();
                 new_instance(b, || {
                     let mut copy = store.clone();
                     update.apply(&mut copy, &batch);
@@ -378,44 +496,43 @@ fn update_store<S: DynamicStore + Clone>(
                 })
             });
         } else {
-            let batches = update.batches(input, size);
-            group.bench_function(id, |b| {
-                let mut in_place = InPlace::new();
-                b.iter_custom(|iters| {
-                    in_place.time(
-                        || store.clone(),
-                        iters,
-                        &batches,
-                        |copy, batch| update.apply(copy, batch),
-                    )
-                })
-            });
+            in_place(
+                group,
+                id,
+                || built.store::<S>().clone(),
+                &update.batches(input, size),
+                |copy, batch| update.apply(copy, batch),
+            );
         }
     }
 }
 
 /// One update task: which input, which update, in place or not.
 #[derive(Clone, Copy)]
-struct UpdateTask<'a> {
-    input: &'a SahuInput,
+struct UpdateTask<'b, 'a> {
+    built: &'b Built<'a>,
     update: Update,
     new: bool,
 }
 
-fn updates(c: &mut Criterion, input: &SahuInput, update: Update, new: bool) {
-    let name = match (update, new) {
+/// The group name of an update task.
+fn update_task_name(update: Update, new: bool) -> &'static str {
+    match (update, new) {
         (Update::Insert, false) => "insert_in_place",
         (Update::Delete, false) => "delete_in_place",
         (Update::Insert, true) => "insert_new",
         (Update::Delete, true) => "delete_new",
-    };
-    let mut group = group(c, input, name);
-    let task = UpdateTask { input, update, new };
+    }
+}
+
+fn updates(c: &mut Criterion, built: &Built<'_>, update: Update, new: bool) {
+    let input = built.input;
+    let mut group = group(c, input, update_task_name(update, new));
+    let task = UpdateTask { built, update, new };
     update_store::<Vcsr>(&mut group, task);
     update_store::<Pcsr>(&mut group, task);
     update_store::<CsrPP>(&mut group, task);
     let sizes = input.batch_sizes();
-    let n = input.vertex_count;
     for &size in &sizes {
         let batch = update.batch(input, size);
         // The static structures: the edge list edited, the graph rebuilt.
@@ -436,8 +553,9 @@ fn updates(c: &mut Criterion, input: &SahuInput, update: Update, new: bool) {
         // then union or difference into a new instance.
         if new {
             let options = CsrPPOptions::from(store_options());
-            let base = CsrPP::from_edges(&input.edges[..], options.clone()).expect("build");
             group.bench_function(BenchmarkId::new("CsrPP graph algebra", size), |b| {
+                // The same options as `build`'s: the shared base.
+                let base = built.store::<CsrPP>();
                 new_instance(b, || {
                     let other = CsrPP::from_edges(&batch[..], options.clone()).expect("build");
                     match update {
@@ -449,8 +567,6 @@ fn updates(c: &mut Criterion, input: &SahuInput, update: Update, new: bool) {
         }
     }
     // petgraph: StableGraph (as the paper used), GraphMap, and Csr.
-    let stable = stable_graph(n, &input.edges);
-    let map = graph_map(n, &input.edges);
     let stable_apply = |g: &mut StableDiGraph<(), (), u32>, batch: &[Edge]| match update {
         Update::Insert => stable_graph_insert(g, batch),
         Update::Delete => stable_graph_delete(g, batch),
@@ -484,6 +600,7 @@ fn updates(c: &mut Criterion, input: &SahuInput, update: Update, new: bool) {
             let batch = update.batch(input, size);
             if let Some(stable_id) = stable_id {
                 group.bench_function(stable_id, |b| {
+                    let stable = built.stable();
                     new_instance(b, || {
                         let mut copy = stable.clone();
                         stable_apply(&mut copy, &batch);
@@ -492,6 +609,7 @@ fn updates(c: &mut Criterion, input: &SahuInput, update: Update, new: bool) {
                 });
             }
             group.bench_function(map_id, |b| {
+                let map = built.map();
                 new_instance(b, || {
                     let mut copy = map.clone();
                     map_apply(&mut copy, &batch);
@@ -510,64 +628,59 @@ fn updates(c: &mut Criterion, input: &SahuInput, update: Update, new: bool) {
                 Update::Delete => 0,
             };
             let stable_copy = || {
-                let mut copy = stable.clone();
+                let mut copy = built.stable().clone();
                 copy.reserve_edges(growth);
                 copy
             };
             if let Some(stable_id) = stable_id {
-                group.bench_function(stable_id, |b| {
-                    let mut in_place = InPlace::new();
-                    b.iter_custom(|iters| in_place.time(stable_copy, iters, &batches, stable_apply))
-                });
+                in_place(&mut group, stable_id, stable_copy, &batches, stable_apply);
             }
-            group.bench_function(map_id, |b| {
-                let mut in_place = InPlace::new();
-                b.iter_custom(|iters| in_place.time(|| map.clone(), iters, &batches, map_apply))
-            });
+            in_place(
+                &mut group,
+                map_id,
+                || built.map().clone(),
+                &batches,
+                map_apply,
+            );
         }
     }
     // petgraph's Csr takes inserts only, and every `add_edge` shifts the
     // arrays behind it: batches of at most ~10^9 moved edges. It has no
-    // remove, so in place is a clone (untimed) per iteration; cheap next to
-    // the inserts.
+    // remove, so in place is a clone (untimed) once its copy has taken
+    // those batches; cheap next to the inserts.
     if update == Update::Insert {
-        let csr = petgraph_csr(n, &input.edges);
+        let insert = |g: &mut PetgraphCsr, batch: &[Edge]| {
+            for e in batch {
+                g.add_edge(e.src, e.dst, ());
+            }
+        };
         for &size in &sizes {
-            if size as f64 * input.edges.len() as f64 > 1e9 {
+            let moved = size as f64 * input.edges.len() as f64;
+            if moved > 1e9 {
                 continue;
             }
-            let batch = update.batch(input, size);
-            let insert = |g: &mut petgraph::csr::Csr<(), (), petgraph::Directed, u32>| {
-                for e in &batch {
-                    g.add_edge(e.src, e.dst, ());
-                }
-            };
-            group.bench_function(BenchmarkId::new("petgraph Csr", size), |b| {
-                if new {
+            let id = BenchmarkId::new("petgraph Csr", size);
+            if new {
+                let batch = update.batch(input, size);
+                group.bench_function(id, |b| {
+                    let csr = built.petgraph_csr();
                     new_instance(b, || {
                         let mut copy = csr.clone();
-                        insert(&mut copy);
+                        insert(&mut copy, &batch);
                         copy
                     })
-                } else {
-                    let mut batches = update.batches(input, size);
-                    let affordable = 1e9 / (size as f64 * input.edges.len() as f64);
-                    batches.truncate((affordable as usize).max(1));
-                    let mut in_place = InPlace::new();
-                    b.iter_custom(|iters| {
-                        in_place.time(
-                            || csr.clone(),
-                            iters,
-                            &batches,
-                            |g, batch| {
-                                for e in batch {
-                                    g.add_edge(e.src, e.dst, ());
-                                }
-                            },
-                        )
-                    })
-                }
-            });
+                });
+            } else {
+                let mut batches = update.batches(input, size);
+                batches.truncate(((1e9 / moved) as usize).max(1));
+                in_place(
+                    &mut group,
+                    id,
+                    || built.petgraph_csr().clone(),
+                    &batches,
+                    insert,
+                );
+            }
         }
     }
     group.finish();
@@ -683,7 +796,13 @@ fn analytics(c: &mut Criterion, input: &SahuInput) {
 }
 
 fn sahu(c: &mut Criterion) {
-    for input in inputs() {
+    let start = Instant::now();
+    let inputs = inputs();
+    println!(
+        "wall time: sahu inputs {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    for input in inputs {
         println!(
             "input {}: {} vertices, {} edges, batch sizes {:?}",
             input.name,
@@ -691,16 +810,47 @@ fn sahu(c: &mut Criterion) {
             input.edges.len(),
             input.batch_sizes()
         );
-        load(c, &input);
-        clone(c, &input);
+        let input_start = Instant::now();
+        timed(&input, "load", || load(c, &input));
+        let built = Built::new(&input);
+        timed(&input, "clone", || clone(c, &built));
         for update in [Update::Insert, Update::Delete] {
             for new in [false, true] {
-                updates(c, &input, update, new);
+                timed(&input, update_task_name(update, new), || {
+                    updates(c, &built, update, new)
+                });
             }
         }
-        analytics(c, &input);
+        // The analytics build their own updated graphs.
+        drop(built);
+        timed(&input, "analytics", || analytics(c, &input));
+        println!(
+            "wall time: sahu/{} {:.1} s",
+            input.name,
+            input_start.elapsed().as_secs_f64()
+        );
     }
 }
 
-criterion_group!(benches, sahu);
+/// Runs one task's groups and prints their wall time (setup, warm-up,
+/// measurement and analysis): where the suite's time goes.
+fn timed(input: &SahuInput, task: &str, run: impl FnOnce()) {
+    let start = Instant::now();
+    run();
+    println!(
+        "wall time: sahu/{}/{task} {:.1} s",
+        input.name,
+        start.elapsed().as_secs_f64()
+    );
+}
+
+criterion_group! {
+    name = benches;
+    // Criterion's bootstrap only sets the confidence intervals (the report
+    // reads the medians, which are computed directly): 10,000 resamples of
+    // ten samples are plenty, 100,000 (the default) cost ~50 ms per
+    // routine.
+    config = Criterion::default().nresamples(10_000);
+    targets = sahu
+}
 criterion_main!(benches);

@@ -107,9 +107,16 @@ impl SahuInput {
 
     /// How many distinct batches of `size` one in-place measurement
     /// applies in turn to one copy of the input: as many as keep the
-    /// graph within 1 % of its size (at most 1,000, at least one).
+    /// graph within 1 % of its size (at least one). The `sahu` bench's
+    /// in-place protocol.
+    pub fn batches_within_one_percent(&self, size: usize) -> usize {
+        (self.edges.len() / 100 / size.max(1)).max(1)
+    }
+
+    /// [`SahuInput::batches_within_one_percent`], at most 1,000: the
+    /// `clone_cost` example's batch rows.
     pub fn batches_per_copy(&self, size: usize) -> usize {
-        (self.edges.len() / 100 / size.max(1)).clamp(1, 1_000)
+        self.batches_within_one_percent(size).min(1_000)
     }
 
     /// The input written as a whitespace edge list and as Matrix Market
@@ -333,6 +340,17 @@ mod tests {
             [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
         );
         assert_eq!(small().batch_sizes(), [1, 3, 26]);
+    }
+
+    #[test]
+    fn in_place_copies_take_batches_up_to_one_percent_growth() {
+        let input = SahuInput::new("ten-million", vec![Edge::new(0, 1); 10_000_000]);
+        assert_eq!(input.batches_within_one_percent(1), 100_000);
+        assert_eq!(input.batches_within_one_percent(1_000), 100);
+        assert_eq!(input.batches_within_one_percent(1_000_000), 1);
+        assert_eq!(input.batches_per_copy(1), 1_000);
+        assert_eq!(input.batches_per_copy(1_000), 100);
+        assert_eq!(small().batches_within_one_percent(26), 1);
     }
 
     #[test]
