@@ -51,8 +51,7 @@
 //! slower routine), 200 ms measurement, 10,000 bootstrap resamples. Each
 //! structure the clone and update tasks start from is built once per input
 //! and only cloned after. Every task prints its wall time (`wall time:
-//! sahu/<input>/<task>`): the whole suite takes about 20 minutes on two
-//! cores (BENCHMARKS.md).
+//! sahu/<input>/<task>`); the whole suite's time is in BENCHMARKS.md.
 
 use criterion::measurement::WallTime;
 use criterion::{
