@@ -76,8 +76,8 @@ fn directory_of(path: &Path) -> &Path {
 const MAX_LINKS: usize = 40;
 
 /// `path` with its symbolic links followed, also a dangling one's (whose
-/// target is the file to create); a loop stops after [`MAX_LINKS`] and the
-/// open reports it.
+/// target is the file to create); in a loop of links the following stops
+/// after [`MAX_LINKS`], and the link reached then is replaced as a file.
 fn follow_links(path: &Path) -> PathBuf {
     let mut path = path.to_path_buf();
     for _ in 0..MAX_LINKS {
