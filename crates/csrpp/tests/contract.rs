@@ -352,26 +352,16 @@ fn snapshots_of_sx_mathoverflow_keep_their_moment() {
         }
     }
     let second = second.expect("more than 35 batches");
-    let csr_of = |edges: &[WeightedEdge], vertex_count: usize| {
-        Csr::from_edges(
-            edges,
-            CsrOptions::default()
-                .in_edges(true)
-                .sort(true)
-                .vertex_count(vertex_count),
-        )
-        .unwrap()
-    };
     let first_view = graph.view(&first).unwrap();
-    same_graph(&first_view, &csr_of(&base, first_view.vertex_count()))
+    same_graph(&first_view, &sorted_csr(&base, first_view.vertex_count()))
         .unwrap_or_else(|e| panic!("first snapshot: {e}"));
     let second_view = graph.view(&second).unwrap();
     same_graph(
         &second_view,
-        &csr_of(&at_second, second_view.vertex_count()),
+        &sorted_csr(&at_second, second_view.vertex_count()),
     )
     .unwrap_or_else(|e| panic!("second snapshot: {e}"));
-    same_graph(&graph, &csr_of(&present, graph.vertex_count()))
+    same_graph(&graph, &sorted_csr(&present, graph.vertex_count()))
         .unwrap_or_else(|e| panic!("store: {e}"));
 }
 
@@ -398,16 +388,6 @@ fn big_multigraph_batches_keep_in_lists_the_transpose() {
     };
     let base = edges(20_000);
     let batches: Vec<Vec<WeightedEdge>> = (0..4).map(|_| edges(20_000)).collect();
-    let csr_of = |edges: &[WeightedEdge], vertex_count: usize| {
-        Csr::from_edges(
-            edges,
-            CsrOptions::default()
-                .in_edges(true)
-                .sort(true)
-                .vertex_count(vertex_count),
-        )
-        .unwrap()
-    };
     for weighted in [false, true] {
         for delete_mode in [DeleteMode::Physical, DeleteMode::Logical] {
             for defragment_after in [None, Some(50)] {
@@ -449,14 +429,14 @@ fn big_multigraph_batches_keep_in_lists_the_transpose() {
                 common::check_invariants(&graph).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let view = graph.view(&snapshot).unwrap();
                 if weighted {
-                    same_graph(&graph, &csr_of(&present, graph.vertex_count()))
+                    same_graph(&graph, &sorted_csr(&present, graph.vertex_count()))
                         .unwrap_or_else(|e| panic!("{name}, store: {e}"));
-                    same_graph(&view, &csr_of(&base, view.vertex_count()))
+                    same_graph(&view, &sorted_csr(&base, view.vertex_count()))
                         .unwrap_or_else(|e| panic!("{name}, view: {e}"));
                 } else {
-                    same_lists(&graph, &csr_of(&present, graph.vertex_count()))
+                    same_lists(&graph, &sorted_csr(&present, graph.vertex_count()))
                         .unwrap_or_else(|e| panic!("{name}, store: {e}"));
-                    same_lists(&view, &csr_of(&base, view.vertex_count()))
+                    same_lists(&view, &sorted_csr(&base, view.vertex_count()))
                         .unwrap_or_else(|e| panic!("{name}, view: {e}"));
                 }
             }
@@ -528,4 +508,17 @@ fn same_graph<G: dyngraph_core::ReadGraph>(
         }
     }
     Ok(())
+}
+
+/// A `Csr` of `edges` with in-edges, its lists sorted, over `vertex_count`
+/// vertices: what a store's graph (or view) is compared with.
+fn sorted_csr(edges: &[WeightedEdge], vertex_count: usize) -> Csr {
+    Csr::from_edges(
+        edges,
+        CsrOptions::default()
+            .in_edges(true)
+            .sort(true)
+            .vertex_count(vertex_count),
+    )
+    .unwrap()
 }

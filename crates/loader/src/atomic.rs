@@ -404,29 +404,21 @@ mod tests {
         let link = dir.join("out.txt");
         let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink("real/out.txt", &link).unwrap();
-        let mut file = AtomicFile::create(&link).unwrap();
-        file.write_all(b"next").unwrap();
-        file.commit().unwrap();
-        assert!(
-            std::fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
+        // Writes `text` through the link; the link stays a link.
+        let write_through = |text: &str| {
+            let mut file = AtomicFile::create(&link).unwrap();
+            file.write_all(text.as_bytes()).unwrap();
+            file.commit().unwrap();
+            let metadata = std::fs::symlink_metadata(&link).unwrap();
+            assert!(metadata.file_type().is_symlink());
+        };
+        write_through("next");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "next");
         assert!(leftovers(&dir).is_empty() && leftovers(&dir.join("real")).is_empty());
 
         // A dangling link: its target is created.
         std::fs::remove_file(&target).unwrap();
-        let mut file = AtomicFile::create(&link).unwrap();
-        file.write_all(b"new").unwrap();
-        file.commit().unwrap();
-        assert!(
-            std::fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
+        write_through("new");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
     }
 
