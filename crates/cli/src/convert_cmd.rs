@@ -57,6 +57,7 @@ pub(crate) fn run(args: ConvertArgs) -> Result<ExitCode> {
         args.input.display(),
         args.output.display()
     ));
+    let (options, _parse) = crate::progress::watch_parse(&spinner, options);
     if to_edge_stream {
         let stream = crate::graph_input::open_stream(&input, &options)?;
         note_relabelled(&args.input, stream.ids());

@@ -61,6 +61,7 @@ pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
     let binary_stream = is_edge_stream_file(&file)?;
     let timer = Instant::now();
     let spinner = crate::progress::phase_spinner(&format!("reading {}", args.file.display()));
+    let (options, _parse) = crate::progress::watch_parse(&spinner, options);
     let (input, read_seconds, build_seconds) = if is_csr_file(&file)? {
         // A binary Csr file: mapped with its header and checksum checked
         // (the read), its arrays checked in place (the build); no copy.

@@ -76,6 +76,13 @@ pub(crate) struct ReplayArgs {
     #[arg(long, requires = "dir")]
     append: bool,
 
+    /// MiB of changed pages the durable store holds in memory before a
+    /// checkpoint writes them to its files and lets them go; default: half
+    /// the machine's physical memory. Below the memory the process may use
+    /// (a container's limit), the store's files can grow past it.
+    #[arg(long, value_name = "MIB", value_parser = crate::parse_positive)]
+    durable_memory: Option<usize>,
+
     /// When the durable store makes updates durable: `batch` (each
     /// batch), `edge`, a number N of updates, `group` (group commit: an
     /// update is acknowledged once the log group holding it is synced, at
@@ -168,6 +175,7 @@ impl ReplayArgs {
                     SyncPolicy::EveryBatch
                 }),
                 append: self.append,
+                durable_memory: self.durable_memory.map(|mib| (mib as u64) << 20),
             },
             replay: ReplayOptions {
                 base_percent: self.base,
@@ -254,7 +262,11 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     }
     // A binary edge stream is mapped: a replay in file order reads its
     // columns in place (at a billion edges, 8 GiB not copied).
-    let read = |spec: &ReplaySpec| crate::graph_input::read_edges(&spec.input, &spec.load);
+    let read = |spec: &ReplaySpec| {
+        let spinner = crate::progress::phase_spinner(&format!("reading {}", spec.input.display()));
+        let (load, _parse) = crate::progress::watch_parse(&spinner, spec.load.clone());
+        crate::graph_input::read_edges(&spec.input, &load)
+    };
     let report = dyngraph::replay::run_reading(&spec, read, &mut Bar::default(), &STOP)?;
     write_outputs(&args, &report, &report, |out| report.write_table(out))
 }

@@ -78,6 +78,7 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
         .input
         .load_options()
         .nonnegative_weights(args.kernel == KernelName::Sssp);
+    let (load, _parse) = crate::progress::watch_parse(&progress, load);
     if DurableVcsr::is_store_dir(&args.file) {
         return run_on_store(&args, threads, timer, &progress);
     }

@@ -174,11 +174,33 @@ impl MappedFile {
         let ranges = self.dirty_ranges();
         let mut written = 0;
         if let Some(map) = self.map.as_ref() {
-            for (offset, len) in ranges {
+            for &(offset, len) in &ranges {
                 self.file
                     .write_all_at(&map[offset as usize..(offset + len) as usize], offset)
                     .map_err(|e| io(&self.path, e))?;
                 written += len;
+            }
+            // The file now holds what the private pages hold: let them go,
+            // so that the pages come back from the page cache when next
+            // touched (and can be evicted), instead of every page the store
+            // ever changed staying in anonymous memory until a rewrite.
+            for &(offset, len) in &ranges {
+                // SAFETY: `&mut self` means no reference into the mapping
+                // is alive (the concurrent writer's atomic views are used
+                // only under the store's shared lock, and a checkpoint holds
+                // it exclusively), and the range lies within the mapping.
+                // Dropping the private pages changes no value a later read
+                // sees: the file's pages in the page cache hold exactly the
+                // bytes just written from them, and a read-only open never
+                // writes back. A refusal (a page size the offsets are not
+                // aligned to) only keeps the pages.
+                let _ = unsafe {
+                    map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        offset as usize,
+                        len as usize,
+                    )
+                };
             }
         }
         self.clear_dirty();
@@ -427,6 +449,70 @@ mod tests {
         assert_eq!(file.bytes()[100 * PAGE as usize], 0);
         file.mark(100 * PAGE, 1);
         assert_eq!(file.dirty_runs(), [(100, 101)]);
+        drop(file);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The anonymous (private, changed) bytes of the mapping that starts
+    /// at `start`, from `/proc/self/smaps`; `None` where there is none.
+    fn anonymous_bytes(start: *const u8) -> Option<u64> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let head = format!("{:x}-", start as usize);
+        let mut lines = smaps.lines().skip_while(|line| !line.starts_with(&head));
+        lines.next()?;
+        // The first `Anonymous:` after the mapping's own line is its own:
+        // every mapping's block has one.
+        lines
+            .find_map(|line| line.strip_prefix("Anonymous:"))
+            .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    }
+
+    /// A write-back lets the private copies go (the memory a store past
+    /// RAM must not keep), and the mapping still reads what was written,
+    /// now from the file; a page changed again is private again.
+    #[test]
+    fn pages_written_back_leave_anonymous_memory_and_read_the_same() {
+        let dir = std::env::temp_dir().join(format!("durable-release-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        let pages = 256usize;
+        std::fs::write(&path, vec![0u8; pages * PAGE as usize]).unwrap();
+        let mut file = MappedFile::open(path, false).unwrap();
+        let pattern = |i: usize| (i % 251) as u8 + 1;
+        for (i, byte) in file.bytes_mut().iter_mut().enumerate() {
+            *byte = pattern(i);
+        }
+        file.mark(0, pages as u64 * PAGE);
+        let start = file.bytes().as_ptr();
+        let before = anonymous_bytes(start);
+        assert_eq!(file.write_back().unwrap(), pages as u64 * PAGE);
+        file.barrier().unwrap();
+        let after = anonymous_bytes(start);
+        assert!(
+            file.bytes()
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b == pattern(i)),
+            "the mapping reads what was written back"
+        );
+        match (before, after) {
+            (Some(before), Some(after)) => {
+                assert!(
+                    before >= pages as u64 * PAGE,
+                    "{before} bytes private before"
+                );
+                assert_eq!(after, 0, "private pages kept after the write-back");
+            }
+            _ => eprintln!("note: /proc/self/smaps not readable here; memory not checked"),
+        }
+        file.bytes_mut()[3 * PAGE as usize] = 0;
+        file.mark(3 * PAGE, 1);
+        assert_eq!(
+            file.read_disk(3 * PAGE, 1).unwrap(),
+            [pattern(3 * PAGE as usize)]
+        );
+        assert_eq!(file.bytes()[3 * PAGE as usize], 0);
         drop(file);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -195,6 +195,20 @@ pub struct DurableOptions {
     /// byte logged, and recovery replays a log of at most that share of
     /// the arrays.
     pub checkpoint_array_divisor: u64,
+    /// Bytes of changed array pages held in memory before a checkpoint
+    /// writes them to the files (0: no bound but the log thresholds).
+    /// The arrays are mapped copy-on-write, so a changed page is a private
+    /// copy in anonymous memory, which the kernel cannot page out to the
+    /// file, until a checkpoint writes it and lets it go; the bound keeps
+    /// the store's own memory at this plus the vertex arrays, and lets its
+    /// files grow past the memory the process may use (the rest of the
+    /// arrays is page cache, read back when touched). A large batch is
+    /// checked as it goes, every few thousand edges. Such a checkpoint
+    /// goes in place when the pages are at most
+    /// [`DurableOptions::max_undo_bytes`], so set that above this bound to
+    /// write only the changed pages rather than rewrite the arrays. Default:
+    /// half the machine's physical memory.
+    pub max_changed_bytes: u64,
     /// Check every page and edge-log region against its checksum when the
     /// store is opened (default on). Off, a clean open of a large store is
     /// faster, and damage is found by [`DurableVcsr::validate`](crate::DurableVcsr::validate)
@@ -227,6 +241,7 @@ impl From<StoreOptions> for DurableOptions {
             max_undo_bytes: 64 << 20,
             checkpoint_bytes: 64 << 20,
             checkpoint_array_divisor: 8,
+            max_changed_bytes: physical_memory() / 2,
             verify_on_open: true,
             space_limit: None,
         }
@@ -316,6 +331,12 @@ impl DurableOptions {
         self
     }
 
+    /// Sets [`DurableOptions::max_changed_bytes`].
+    pub fn max_changed_bytes(mut self, bytes: u64) -> Self {
+        self.max_changed_bytes = bytes;
+        self
+    }
+
     /// Sets [`DurableOptions::checkpoint_array_divisor`].
     pub fn checkpoint_array_divisor(mut self, divisor: u64) -> Self {
         self.checkpoint_array_divisor = divisor;
@@ -351,4 +372,20 @@ impl DurableOptions {
         }
         Ok(())
     }
+}
+
+/// The machine's physical memory in bytes (0 if the system does not say).
+fn physical_memory() -> u64 {
+    // SAFETY: sysconf only reads its integer argument; it returns -1 for a
+    // name the system does not know, handled below.
+    let (pages, page_size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    u64::try_from(pages)
+        .ok()
+        .zip(u64::try_from(page_size).ok())
+        .map_or(0, |(pages, size)| pages.saturating_mul(size))
 }

@@ -409,6 +409,16 @@ impl GraphUpdate for DurableVcsr {
                         result = Err(e);
                         break;
                     }
+                    // A batch applied in source order sweeps the arrays:
+                    // past the changed-page bound, the pages behind the
+                    // sweep are written out and let go mid-batch, so one
+                    // large batch does not hold the whole array in memory.
+                    if i % CHANGED_CHECK_EDGES == CHANGED_CHECK_EDGES - 1
+                        && let Err(e) = self.release_changed_pages()
+                    {
+                        result = Err(e);
+                        break;
+                    }
                 }
                 self.batch_scratch = scratch;
                 result?;
@@ -473,6 +483,11 @@ impl GraphUpdate for DurableVcsr {
 /// Batches at least this long are applied grouped by section (see
 /// [`by_section`]).
 const GROUPED_BATCH: usize = 1024;
+
+/// Edges of a grouped batch between two checks of the changed pages
+/// against [`DurableOptions::max_changed_bytes`](crate::DurableOptions::max_changed_bytes)
+/// (a check counts the dirty bitmap's bits: a page in 32 K of array).
+const CHANGED_CHECK_EDGES: usize = 4096;
 
 /// The edges of `edges` grouped by the section of their source, in input
 /// order within a section (a stable counting sort): a large batch then

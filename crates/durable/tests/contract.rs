@@ -75,11 +75,15 @@ proptest! {
         weighted in any::<bool>(),
         edge_log in any::<bool>(),
         max_undo in prop_oneof![Just(64u64), Just(1 << 20)],
+        // One page: nearly every commit checkpoints to let its pages go.
+        max_changed in prop_oneof![Just(0u64), Just(4096)],
     ) {
         let semantics = if simple { Semantics::Simple } else { Semantics::Multigraph };
         let dir = std::env::temp_dir().join(format!(
             "durable-model-{}-{}", std::process::id(), rand_suffix()));
-        let options = small(&dir, semantics, weighted, edge_log).max_undo_bytes(max_undo);
+        let options = small(&dir, semantics, weighted, edge_log)
+            .max_undo_bytes(max_undo)
+            .max_changed_bytes(max_changed);
         let mut store = DurableVcsr::create(&dir, options.clone()).unwrap();
         let mut model = ReferenceGraph::new(semantics);
         for (i, step) in steps.iter().enumerate() {
@@ -217,5 +221,50 @@ fn a_second_open_of_an_open_store_is_refused() {
         err.to_string().contains("already holds a durable store"),
         "{err}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A store larger than the changed pages it may hold: with
+/// `max_changed_bytes` far below its arrays, checkpoints come from that
+/// bound alone (the log's threshold is out of reach), every batch's pages
+/// are written out and let go, and the graph survives a reopen whole.
+#[test]
+fn a_store_bigger_than_its_changed_page_budget_checkpoints_and_keeps_every_edge() {
+    let dir = std::env::temp_dir().join(format!("durable-budget-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let options = DurableOptions::in_dir(&dir)
+        .store(StoreOptions::new(Semantics::Multigraph))
+        .checkpoint_bytes(1 << 40)
+        .checkpoint_array_divisor(0)
+        .max_changed_bytes(64 << 10);
+    let mut store = DurableVcsr::create(&dir, options.clone()).unwrap();
+    let mut model = ReferenceGraph::new(Semantics::Multigraph);
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % 20_000) as u32
+    };
+    for _ in 0..20 {
+        let batch: Vec<WeightedEdge> = (0..5_000)
+            .map(|_| WeightedEdge::new(next(), next(), 1.0))
+            .collect();
+        store.insert_edges(&batch).unwrap();
+        model.insert_edges(&batch).unwrap();
+        store.commit().unwrap();
+    }
+    let checkpoints = store.stats().checkpoints;
+    assert!(
+        checkpoints >= 10,
+        "{checkpoints} checkpoints for 20 batches"
+    );
+    compare_with_model(&store, &model).unwrap();
+    store.close().unwrap();
+    let reopened = DurableVcsr::open_with(&dir, &options).unwrap();
+    assert!(reopened.recovery_report().clean);
+    compare_with_model(&reopened, &model).unwrap();
+    reopened.validate().unwrap();
+    drop(reopened);
     std::fs::remove_dir_all(&dir).unwrap();
 }

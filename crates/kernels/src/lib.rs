@@ -138,7 +138,7 @@ pub use degree::{DegreeKind, DegreeStats, degree_distribution, degree_stats};
 pub use dispatch::{KernelName, KernelOptions, KernelOutput, Need, Needs, run, verify};
 pub use pagerank::{
     PAGERANK_RELATIVE_TOLERANCE, PageRankMethod, PageRankOptions, PageRankResult, pagerank,
-    serial_pagerank, verify_pagerank,
+    serial_pagerank, sum_of_shares, verify_pagerank,
 };
 pub use reverse_walk::{
     ReverseWalkOptions, ReverseWalkResult, reverse_walks, serial_reverse_walks,

@@ -58,9 +58,15 @@ const VERTEX_CHUNK: usize = 8192;
 /// has the same chain). Four chains let the adds overlap. The order is
 /// fixed by the neighbour order alone, so the result is still the same
 /// at any thread count; it differs from a left-to-right sum in the last
-/// bits.
+/// bits. The distributed pull (`dyngraph-dist`) sums the same way.
+///
+/// ```
+/// use dyngraph_kernels::sum_of_shares;
+/// let shares = [0.5f32, 0.25, 0.125];
+/// assert_eq!(sum_of_shares([0u32, 2, 1, 2].into_iter(), &shares), 1.0);
+/// ```
 #[inline]
-fn sum_of_shares(in_neighbors: impl Iterator<Item = VertexId>, shares: &[f32]) -> f32 {
+pub fn sum_of_shares(in_neighbors: impl Iterator<Item = VertexId>, shares: &[f32]) -> f32 {
     let mut neighbors = in_neighbors;
     let mut sums = [0.0f32; 4];
     'edges: loop {

@@ -5,6 +5,7 @@
 use crate::fields::{Delimiter, next_field};
 use crate::number::{parse_u64, quote};
 use crate::parse::{Third, is_skippable, line_aligned_blocks, split_line, third_value};
+use crate::progress::ParseProgress;
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{Error, IdKind, IdMap, Location, ParseErrorKind, Result, VertexId, Weight};
 use rayon::prelude::*;
@@ -274,6 +275,7 @@ pub(crate) fn parse_labelled(
     block_size: usize,
     max_vertices: usize,
     syntax: LabelSyntax,
+    progress: Option<&ParseProgress>,
 ) -> Result<EdgeStream> {
     let LabelSyntax {
         kind,
@@ -282,10 +284,19 @@ pub(crate) fn parse_labelled(
         symmetrize,
         ..
     } = syntax;
+    if let Some(progress) = progress {
+        progress.start(text.len());
+    }
     let blocks = line_aligned_blocks(text, block_size);
     let parsed: Vec<BlockRows<'_>> = blocks
         .par_iter()
-        .map(|range| parse_block(&text[range.clone()], syntax))
+        .map(|range| {
+            let rows = parse_block(&text[range.clone()], syntax);
+            if let Some(progress) = progress {
+                progress.add(range.len());
+            }
+            rows
+        })
         .collect();
     if let Some((index, (line, column, kind))) = parsed
         .iter()

@@ -208,6 +208,7 @@ mod number;
 mod options;
 mod parse;
 mod prepare;
+mod progress;
 mod stream;
 mod write;
 
@@ -227,5 +228,6 @@ pub use generate::{ArrivalOrder, Generator, GraphKind};
 pub use ids::{IdMode, SPARSE_FLOOR};
 pub use load::{load_csr, load_edge_stream, parse_csr, parse_edge_stream};
 pub use options::{DEFAULT_BLOCK_SIZE, LoadOptions};
+pub use progress::ParseProgress;
 pub use stream::{EdgeStream, EdgeValues, ValueKind};
 pub use write::{TextEdgeWriter, write_edges, write_edges_to};

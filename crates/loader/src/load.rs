@@ -304,7 +304,7 @@ fn parse(prepared: &Prepared<'_>, options: &LoadOptions, for_csr: bool) -> Resul
         syntax.third = Third::TimestampChecked;
     }
     let data = &text[data_offset..];
-    let blocks = syntax.parse_parallel(data, options.block_size);
+    let blocks = syntax.parse_parallel(data, options.block_size, options.progress.as_ref());
     let buffers = &blocks.blocks;
     if let Some((line, column, kind)) = first_error(buffers, first_line) {
         return Err(prepared.error(line, column, kind));
@@ -382,6 +382,7 @@ fn labelled_stream(
         options.block_size,
         options.max_vertices,
         syntax,
+        options.progress.as_ref(),
     )?;
     Ok(if options.dedupe {
         stream.dedup_pairs()

@@ -3,6 +3,7 @@
 use crate::fields::Delimiter;
 use crate::format::{Format, ThirdColumn};
 use crate::ids::IdMode;
+use crate::progress::ParseProgress;
 use dyngraph_core::{CsrOptions, DEFAULT_VERTEX_LIMIT, Semantics, StoreConfig};
 
 /// Default [`LoadOptions::block_size`]: 1 MiB, large enough that per-block
@@ -75,6 +76,9 @@ pub struct LoadOptions {
     /// need weights of 0 or more). A weight that is not a number (NaN) is
     /// refused always.
     pub nonnegative_weights: bool,
+    /// Counts the text's bytes as they are parsed, for a progress display
+    /// ([`ParseProgress`]); `None` counts nothing.
+    pub progress: Option<ParseProgress>,
 }
 
 impl Default for LoadOptions {
@@ -94,6 +98,7 @@ impl Default for LoadOptions {
             delimiter: None,
             header: false,
             nonnegative_weights: false,
+            progress: None,
         }
     }
 }
@@ -160,4 +165,6 @@ setters! {
     header: bool => header;
     /// Sets [`LoadOptions::nonnegative_weights`].
     nonnegative_weights: bool => nonnegative_weights;
+    /// Sets [`LoadOptions::progress`].
+    progress: ParseProgress => Some(progress);
 }

@@ -10,6 +10,7 @@
 
 use crate::fields::{Delimiter, next_field};
 use crate::number::{parse_f32, parse_u64, parse_vertex, quote};
+use crate::progress::ParseProgress;
 use dyngraph_core::hint::prefetch;
 use dyngraph_core::{ParseErrorKind, Timestamp, VertexId, Weight};
 use memchr::memchr;
@@ -1139,8 +1140,16 @@ impl Syntax {
     ///
     /// A first parallel pass counts each block's lines, which sizes the
     /// output arrays once and gives every block its own slots; the second
-    /// parses every block straight into them.
-    pub(crate) fn parse_parallel(&self, data: &[u8], block_size: usize) -> ParsedBlocks {
+    /// parses every block straight into them, adding each to `progress`.
+    pub(crate) fn parse_parallel(
+        &self,
+        data: &[u8],
+        block_size: usize,
+        progress: Option<&ParseProgress>,
+    ) -> ParsedBlocks {
+        if let Some(progress) = progress {
+            progress.start(data.len());
+        }
         let blocks = line_aligned_blocks(data, block_size);
         let slot_counts: Vec<usize> = blocks
             .par_iter()
@@ -1211,6 +1220,9 @@ impl Syntax {
                     if buffer.summary.error.is_some() {
                         first_failed.fetch_min(index, Ordering::Relaxed);
                     }
+                }
+                if let Some(progress) = progress {
+                    progress.add(range.len());
                 }
                 BlockSummary {
                     filled: buffer.filled,
@@ -1851,7 +1863,7 @@ mod tests {
                 nonnegative_weights: false,
                 delimiter: Delimiter::Blanks,
             };
-            let parsed = syntax.parse_parallel(&text, block_size);
+            let parsed = syntax.parse_parallel(&text, block_size, None);
             let slow = slow_only(&syntax, &text);
             let (slow_src, slow_dst, slow_weights, slow_timestamps, entries, max_id, error, lines) = slow;
             match first_error(&parsed.blocks, 0) {

@@ -77,6 +77,11 @@ pub struct StoreSettings {
     /// A `durable_dir` that already holds a store is opened and appended
     /// to (after recovery, if its last run crashed) instead of refused.
     pub append: bool,
+    /// Bytes of changed pages the durable store holds in memory before a
+    /// checkpoint writes them to its files
+    /// ([`DurableOptions::max_changed_bytes`]); `None`: its default, half
+    /// the machine's physical memory.
+    pub durable_memory: Option<u64>,
 }
 
 /// The registry's list: each entry is the kind, its name on the command
@@ -166,6 +171,12 @@ stores! {
             .append(settings.append);
         if let Some(dir) = &settings.durable_dir {
             options = options.dir(dir);
+        }
+        if let Some(bytes) = settings.durable_memory {
+            // Checkpoints of that many changed pages go in place (writing
+            // those pages) rather than rewriting the arrays.
+            let undo = options.max_undo_bytes.max(bytes.saturating_mul(2));
+            options = options.max_changed_bytes(bytes).max_undo_bytes(undo);
         }
         visitor.visit::<DurableVcsr>(options)
     }

@@ -176,9 +176,9 @@ impl<S: DynamicStore> KernelContext<'_, S> {
         let stored = view.vertex_count();
         for &v in &self.partition.owned {
             sums[v as usize] = if (v as usize) < stored {
-                view.out_neighbors(v)
-                    .map(|u| contributions[u as usize])
-                    .sum()
+                // Four running sums, as the single machine's pull: one
+                // chain of float adds bounds the loop otherwise.
+                dyngraph_kernels::sum_of_shares(view.out_neighbors(v), contributions)
             } else {
                 0.0
             };

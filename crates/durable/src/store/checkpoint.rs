@@ -48,14 +48,16 @@ impl DurableVcsr {
         self.sidecar.as_deref()
     }
 
-    /// Checkpoints when the log has passed its threshold (or, under an
-    /// injected space limit, when the next checkpoint's undo record would
-    /// no longer fit).
+    /// Checkpoints when the log has passed its threshold, when the changed
+    /// pages held in memory pass [`DurableOptions::max_changed_bytes`](crate::DurableOptions::max_changed_bytes)
+    /// (or, under an injected space limit, when the next checkpoint's undo
+    /// record would no longer fit).
     pub(crate) fn maybe_checkpoint(&mut self) -> Result<()> {
         if self.read_only {
             return Ok(());
         }
-        let mut due = self.wal.file_bytes() >= self.checkpoint_threshold();
+        let mut due =
+            self.wal.file_bytes() >= self.checkpoint_threshold() || self.over_changed_bound();
         if let Some(limit) = self.out.layout.space_limit {
             let used = crate::side::dir_bytes(&self.dir);
             let dirty: u64 = self.sides().map(Side::dirty_bytes).sum();
@@ -65,6 +67,24 @@ impl DurableVcsr {
             self.checkpoint_inner(false)?;
         }
         Ok(())
+    }
+
+    /// Checkpoints when the changed pages held in memory pass
+    /// [`DurableOptions::max_changed_bytes`](crate::DurableOptions::max_changed_bytes):
+    /// within a large batch, between two of its edges (the updates applied
+    /// so far reach the log first, as at any checkpoint).
+    pub(crate) fn release_changed_pages(&mut self) -> Result<()> {
+        if !self.read_only && self.over_changed_bound() {
+            self.checkpoint_inner(false)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the changed pages held in memory pass
+    /// [`DurableOptions::max_changed_bytes`](crate::DurableOptions::max_changed_bytes).
+    fn over_changed_bound(&self) -> bool {
+        self.max_changed_bytes > 0
+            && self.sides().map(Side::dirty_bytes).sum::<u64>() > self.max_changed_bytes
     }
 
     /// Bytes of log after which a checkpoint is due:

@@ -292,6 +292,7 @@ impl DurableVcsr {
             since_commit: 0,
             checkpoint_bytes: options.checkpoint_bytes,
             checkpoint_array_divisor: options.checkpoint_array_divisor,
+            max_changed_bytes: options.max_changed_bytes,
             stats: Default::default(),
             snapshots: SnapshotRegistry::default(),
             recovery: RecoveryReport::default(),

@@ -60,6 +60,7 @@ pub struct DurableVcsr {
     since_commit: u64,
     pub(crate) checkpoint_bytes: u64,
     pub(crate) checkpoint_array_divisor: u64,
+    pub(crate) max_changed_bytes: u64,
     /// Store-level counters (commits, checkpoints, undo, metadata); the
     /// sides and the log keep their own, summed by [`DurableVcsr::stats`].
     pub(crate) stats: DurableStats,
