@@ -447,14 +447,18 @@ impl Wal {
         // A short log is zeroed in place, from its end backwards (a crash
         // part-way leaves a valid prefix of groups the arrays already
         // hold, and zeros): its zeros ahead stay allocated. A long one is
-        // cut. Either way the header comes last.
+        // cut. Either way the header comes last. Each write stays within
+        // one page: a kill can cut a longer write after any page (the
+        // kernel checks for a fatal signal between pages), which left
+        // zeros, then old groups, then zeros, a log recovery must refuse
+        // as damaged (the crash campaign found it once in 300 kills).
         let keep = st.end - start <= PREALLOCATE_MAX;
         let write = |st: &State| -> std::io::Result<()> {
             if keep {
-                static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+                static ZEROS: [u8; crate::files::PAGE as usize] = [0; crate::files::PAGE as usize];
                 let mut end = st.end;
                 while end > start {
-                    let from = end.saturating_sub(ZEROS.len() as u64).max(start);
+                    let from = ((end - 1) / crate::files::PAGE * crate::files::PAGE).max(start);
                     st.file
                         .write_all_at(&ZEROS[..(end - from) as usize], from)?;
                     end = from;

@@ -148,7 +148,15 @@ fn plan(seed: u64, dir: &Path, writers: usize) -> Plan {
             64 << 20
         })
         // Small thresholds exactly, to crash inside many checkpoints.
-        .checkpoint_array_divisor(0);
+        .checkpoint_array_divisor(0)
+        // A few pages: checkpoints at the end of most calls, each letting
+        // the written pages go (`MADV_DONTNEED`) before the next call
+        // reads them back from the files.
+        .max_changed_bytes(if rng.random_bool(0.3) {
+            4096 * rng.random_range(1..8)
+        } else {
+            0
+        });
     Plan {
         ops,
         options,
@@ -612,9 +620,13 @@ fn one_kill(seed: u64, writers: usize, root: &Path, tally: &mut Tally) {
 
     let weighted = plan.options.store.weighted;
     let context = format!(
-        "seed {seed} ({writers} writers, sync {:?}, in-edges {}, checkpoint at {} bytes, fail \
-         point {fail_point:?}, acked {acked:?}, sent {sent:?}, status {status})",
-        plan.options.sync, plan.options.store.in_edges, plan.options.checkpoint_bytes
+        "seed {seed} ({writers} writers, sync {:?}, in-edges {}, checkpoint at {} bytes, \
+         changed pages bound {}, fail point {fail_point:?}, acked {acked:?}, sent {sent:?}, \
+         status {status})",
+        plan.options.sync,
+        plan.options.store.in_edges,
+        plan.options.checkpoint_bytes,
+        plan.options.max_changed_bytes
     );
     if std::env::var("DYNGRAPH_CRASH_KEEP").is_ok() {
         let copy = dir.with_extension("killed");
