@@ -175,7 +175,9 @@ impl ReplayArgs {
                     SyncPolicy::EveryBatch
                 }),
                 append: self.append,
-                durable_memory: self.durable_memory.map(|mib| (mib as u64) << 20),
+                durable_memory: self
+                    .durable_memory
+                    .map(|mib| (mib as u64).saturating_mul(1 << 20)),
             },
             replay: ReplayOptions {
                 base_percent: self.base,

@@ -614,6 +614,35 @@ fn durable_replay_survives_and_recover_reports_it() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// `--durable-memory` reaches the store: with a bound of 1 MiB of changed
+/// pages the replay checkpoints as it goes and keeps every edge; 0 is
+/// refused at the command line.
+#[test]
+fn durable_memory_bound_keeps_every_edge() {
+    let dir = temp_dir("durable-memory").join("store");
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_text = dir.to_str().unwrap();
+    let report = replay_json(&[
+        "--store",
+        "durable",
+        "--dir",
+        dir_text,
+        "--batch",
+        "5000",
+        "--durable-memory",
+        "1",
+    ]);
+    let store = &report["stores"][0];
+    assert_eq!(store["edges"], 59835);
+    assert_eq!(store["acknowledged_edges"], 59835);
+    let output = dyngraph(&["recover", dir_text, "--check"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("edges: 59835"), "{stdout}");
+    let output = dyngraph(&["replay", "--store", "durable", "--durable-memory", "0"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
 /// Issue 26: a kept store takes tomorrow's edges (`replay --append`), and
 /// `run`, `load` and `recover --json` work on the directory in place.
 #[test]
