@@ -73,6 +73,9 @@ fuzz_target!(|data: &[u8]| {
         ) => {
             assert_eq!((a, la.line, la.column), (b, lb.line, lb.column));
         }
+        // Any other refusal (ids too sparse to keep, a binary file's
+        // magic at the start) must be the same for the compressed text.
+        (Err(a), Err(b)) if a.to_string() == b.to_string() => {}
         _ => panic!("plain {plain:?} but compressed {whole:?}"),
     }
     let at = usize::from(cut) * compressed.len() / 256;
