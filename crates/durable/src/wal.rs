@@ -333,7 +333,8 @@ impl Wal {
         shared
             .size
             .store(st.end + st.buffer.len() as u64, Ordering::Relaxed);
-        if st.first_buffered.is_none() {
+        let opens_group = st.first_buffered.is_none();
+        if opens_group {
             st.first_buffered = Some(Instant::now());
         }
         if shared.read_only {
@@ -347,9 +348,13 @@ impl Wal {
         }
         match st.group {
             Some(policy) => {
-                // Wake the committer when the group fills (once: it takes
-                // the whole buffer when it wakes).
-                if before < policy.max_updates && st.buffered >= policy.max_updates {
+                // Wake the committer when a group opens (an idle committer
+                // waits without a timeout: without this wake-up a group
+                // below `max_updates` waited for the next call to fill it,
+                // acknowledged late or never) and when it fills (once: it
+                // takes the whole buffer when it wakes).
+                if opens_group || (before < policy.max_updates && st.buffered >= policy.max_updates)
+                {
                     shared.wake.notify_one();
                 }
                 while st.buffered >= GROUPS_IN_FLIGHT * policy.max_updates && st.error.is_none() {

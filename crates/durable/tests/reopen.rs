@@ -305,6 +305,36 @@ fn acknowledged_counts_what_each_commit_made_durable() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The committer waits without a timeout while no group is open; the
+/// update that opens one must wake it (it did not: the group waited for
+/// the next update call, or for `max_updates`, and a flaky CI run saw 5,000
+/// updates unacknowledged after 10 s).
+#[test]
+fn a_group_opened_while_the_committer_idles_is_acknowledged_within_its_window() {
+    let dir = fresh_dir("idle-committer");
+    let policy = GroupCommit {
+        max_updates: 1_000_000,
+        window: Duration::from_millis(2),
+    };
+    let options = DurableOptions::in_dir(&dir).sync(SyncPolicy::Group(policy));
+    let mut store = DurableVcsr::create(&dir, options).unwrap();
+    for round in 1..=3u64 {
+        // Long enough for the committer to reach its untimed wait.
+        std::thread::sleep(Duration::from_millis(50));
+        store.insert_edge(0, round as u32).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while store.acknowledged().inserted < round {
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: not acknowledged 2 s after a 2 ms window"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    drop(store);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn group_commit_acknowledges_within_its_window_without_another_call() {
     let edges = college();
