@@ -16,7 +16,7 @@ use std::time::Duration;
 pub(crate) struct ClusterArgs {
     /// Replay partitioned over this many timely workers (threads in this
     /// process, or per process with `--hostfile`).
-    #[arg(long, value_parser = crate::parse_positive)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::flags::workers)]
     workers: Option<usize>,
 
     /// A timely host file (one `host:port` per line, one line per process)
@@ -36,7 +36,7 @@ pub(crate) struct ClusterArgs {
     /// With the cluster: give up, naming the cluster, once no epoch or
     /// superstep has finished for this many seconds (a stopped or hung
     /// peer; a lost one is noticed at once). Default: 120.
-    #[arg(long, value_parser = parse_seconds)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::flags::seconds)]
     stall_timeout: Option<Duration>,
 
     /// With the cluster: gather the last checkpoint's kernel results at
@@ -49,13 +49,6 @@ pub(crate) struct ClusterArgs {
     /// tests that stop or kill a process mid-run).
     #[arg(long, hide = true)]
     throttle_ms: Option<u64>,
-}
-
-fn parse_seconds(text: &str) -> Result<Duration, String> {
-    match text.parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(Duration::from_secs_f64(seconds)),
-        _ => Err(format!("'{text}' is not a positive number of seconds")),
-    }
 }
 
 impl ClusterArgs {

@@ -47,7 +47,7 @@ pub(crate) struct GenArgs {
     #[arg(long)]
     weighted: bool,
     /// Random seed.
-    #[arg(long, default_value = "27491095")]
+    #[arg(long, default_value = "27491095", allow_hyphen_values = true, value_parser = crate::flags::seed)]
     seed: u64,
     /// Output file; the format follows the extension (`.el`, `.wel` adds
     /// weights, `.mtx`, `.txt`, `.csv`, `.tsv`, and `.gz` of these), or
@@ -57,7 +57,7 @@ pub(crate) struct GenArgs {
     #[arg(short, long)]
     output: PathBuf,
     /// Worker threads.
-    #[arg(long, value_parser = crate::parse_threads)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::flags::threads)]
     threads: Option<usize>,
 }
 

@@ -26,7 +26,7 @@ pub(crate) struct LoadArgs {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Worker threads.
-    #[arg(long, value_parser = crate::parse_threads)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::flags::threads)]
     threads: Option<usize>,
 }
 
@@ -52,10 +52,10 @@ struct LoadReport {
 
 pub(crate) fn run(args: LoadArgs) -> Result<ExitCode> {
     let threads = install_threads(args.threads)?;
-    crate::output::check_all([args.json.as_deref()])?;
+    crate::output::check_all([("--json", args.json.as_deref())])?;
     let options = args.input.load_options();
     let file = input_path(&args.file);
-    if DurableVcsr::is_store_dir(&file) {
+    if crate::kept_store::is_store_dir(&file)? {
         return load_store(&args, threads);
     }
     let binary_stream = is_edge_stream_file(&file)?;
@@ -152,10 +152,13 @@ fn load_store(args: &LoadArgs, threads: usize) -> Result<ExitCode> {
         .with_context(|| format!("cannot open the durable store in {}", args.file.display()))?;
     let read_seconds = timer.elapsed().as_secs_f64();
     let edges = store.edge_count();
+    let keys = crate::kept_store::keys(&args.file)?;
     let report = LoadReport {
         path: args.file.clone(),
         input: "durable-store",
-        relabelled: None,
+        relabelled: keys
+            .as_ref()
+            .map(|k| format!("{} {} keys kept with the store", k.len(), k.kind())),
         vertices: store.vertex_count() as u64,
         edges,
         read_seconds,
@@ -176,6 +179,9 @@ fn load_store(args: &LoadArgs, threads: usize) -> Result<ExitCode> {
             }
         );
         println!("vertices        {}", report.vertices);
+        if let Some(keys) = &report.relabelled {
+            println!("keys            {keys}");
+        }
         println!("edges           {}", report.edges);
         println!(
             "acknowledged    {} edges",

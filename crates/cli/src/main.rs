@@ -7,10 +7,13 @@
 
 mod convert_cmd;
 mod dist_cmd;
+mod flags;
 mod gen_cmd;
 mod graph_input;
 mod input;
+mod kept_store;
 mod load_cmd;
+mod names;
 mod output;
 mod progress;
 mod recover_cmd;
@@ -59,38 +62,6 @@ enum Command {
     /// Open a durable store, recover it after a crash if needed, and say
     /// what was repaired.
     Recover(recover_cmd::RecoverArgs),
-}
-
-fn parse_percent(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number"))?;
-    if !(0.0..=100.0).contains(&value) {
-        return Err(format!("{value} is not a percentage between 0 and 100"));
-    }
-    Ok(value)
-}
-
-fn parse_positive(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) | Err(_) => Err(format!("'{text}' is not a positive whole number")),
-        Ok(value) => Ok(value),
-    }
-}
-
-/// `--threads N`, the same for every command: at least 1, and at most 4×
-/// the machine's cores (ten thousand threads on two cores spent a minute
-/// starting up before any work).
-fn parse_threads(text: &str) -> Result<usize, String> {
-    let threads = parse_positive(text)?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads > 4 * cores {
-        return Err(format!(
-            "{threads} threads on {cores} cores: at most {} (4× the cores); omit --threads for one per core",
-            4 * cores
-        ));
-    }
-    Ok(threads)
 }
 
 /// Sizes rayon's global pool; returns the thread count in use.

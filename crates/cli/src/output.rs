@@ -31,9 +31,43 @@ pub(crate) fn check(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// [`check`] on every path given.
-pub(crate) fn check_all<'a>(paths: impl IntoIterator<Item = Option<&'a Path>>) -> Result<()> {
-    paths.into_iter().flatten().try_for_each(check)
+/// [`check`] on every output given, by flag, and that no two name the same
+/// file (the second write would replace the first: `--json out --csv out`
+/// kept only the CSV).
+pub(crate) fn check_all<'a>(
+    outputs: impl IntoIterator<Item = (&'static str, Option<&'a Path>)>,
+) -> Result<()> {
+    let mut seen: Vec<(&'static str, &Path, std::path::PathBuf)> = Vec::new();
+    for (flag, path) in outputs {
+        let Some(path) = path else { continue };
+        check(path)?;
+        if is_stdout(path) {
+            continue;
+        }
+        let key = file_key(path);
+        if let Some((other, other_path, _)) = seen.iter().find(|(_, _, k)| *k == key) {
+            anyhow::bail!(
+                "{other} {} and {flag} {} are the same file: the second would replace the \
+                 first; give each output its own file",
+                other_path.display(),
+                path.display()
+            );
+        }
+        seen.push((flag, path, key));
+    }
+    Ok(())
+}
+
+/// The file `path` names, however it is spelled: its directory resolved
+/// (links, `..`), then its name.
+fn file_key(path: &Path) -> std::path::PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+            .unwrap_or_else(|_| dir.to_path_buf())
+            .join(name),
+        _ => absolute,
+    }
 }
 
 /// Writes `path` whole or not at all: `fill` writes into a temporary file

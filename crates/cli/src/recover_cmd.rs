@@ -37,17 +37,28 @@ struct RecoverOutput<'a> {
     edges: u64,
     /// The edges the store acknowledged durable: what it holds now.
     acknowledged_edges: u64,
+    /// Keys naming its vertices, for a keyed store (`None`: vertex ids).
+    keys: Option<usize>,
     report: &'a RecoveryReport,
 }
 
 pub(crate) fn run(args: RecoverArgs) -> Result<ExitCode> {
-    crate::output::check_all([args.json.as_deref()])?;
-    if args.dir.is_file() {
+    crate::output::check_all([("--json", args.json.as_deref())])?;
+    if !args.dir.exists() {
+        anyhow::bail!(
+            "{}: no such directory (a durable store is the --dir given to `replay --store durable`)",
+            args.dir.display()
+        );
+    }
+    // A damaged store, a store whose creation never finished, or somebody
+    // else's directory: said as such, before anything is opened.
+    if !crate::kept_store::is_store_dir(&args.dir)? {
         anyhow::bail!(
             "{} is a file: a durable store is a directory (the --dir given to `replay --store durable`)",
             args.dir.display()
         );
     }
+    let keys = crate::kept_store::keys(&args.dir)?;
     let (report, action) = if args.check {
         let report = DurableVcsr::check_dir(&args.dir)
             .with_context(|| format!("the durable store in {} is damaged", args.dir.display()))?;
@@ -64,6 +75,7 @@ pub(crate) fn run(args: RecoverArgs) -> Result<ExitCode> {
         vertices: report.vertices as u64,
         edges: report.edges,
         acknowledged_edges: report.acknowledged.edges,
+        keys: keys.as_ref().map(|k| k.len()),
         report: &report,
     };
     let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
@@ -79,6 +91,13 @@ pub(crate) fn run(args: RecoverArgs) -> Result<ExitCode> {
                 (false, false) => "nothing to repair; closed cleanly",
             }
         );
+        if let Some(keys) = &keys {
+            println!(
+                "  keys: {} {} keys name its vertices",
+                keys.len(),
+                keys.kind()
+            );
+        }
     }
     if let Some(path) = &args.json {
         crate::report::write_json(&output, path)?;

@@ -3,15 +3,16 @@
 //! library in one call, and the report printed.
 
 use crate::dist_cmd::ClusterArgs;
-use crate::{BUNDLED_SAMPLE, STOP, install_threads, parse_percent, parse_positive};
+use crate::flags;
+use crate::{BUNDLED_SAMPLE, STOP, install_threads};
 use anyhow::{Result, bail};
 use clap::Args;
 use dyngraph::core::Semantics;
-use dyngraph::durable::{GroupCommit, SyncPolicy};
+use dyngraph::durable::{DurableVcsr, GroupCommit, SyncPolicy};
 use dyngraph::kernels::KernelName;
 use dyngraph::replay::{
     Choice, GapPolicyKind, KernelMode, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report,
-    StoreKind, StoreSettings, Window,
+    SourceVertex, StoreKind, StoreSettings, Window,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,11 +39,11 @@ pub(crate) struct ReplayArgs {
     stores: Vec<StoreKind>,
 
     /// Percentage of the stream bulk-built as the base graph before timing.
-    #[arg(long, default_value = "10", value_parser = parse_percent)]
+    #[arg(long, default_value = "10", allow_hyphen_values = true, value_parser = flags::percent)]
     base: f64,
 
     /// Edges per update batch (1 = edge at a time).
-    #[arg(long, default_value = "1", value_parser = parse_positive)]
+    #[arg(long, default_value = "1", allow_hyphen_values = true, value_parser = flags::positive)]
     batch: usize,
 
     /// Arrival order: as in the file, by timestamp, shuffled with `--seed`
@@ -51,12 +52,12 @@ pub(crate) struct ReplayArgs {
     order: Order,
 
     /// Seed for `--order shuffle`.
-    #[arg(long, default_value = "1")]
+    #[arg(long, default_value = "1", allow_hyphen_values = true, value_parser = flags::seed)]
     seed: u64,
 
     /// Sliding window: delete edges older than this many timestamp units
     /// (`86400`) or beyond this many newest arrivals (`5000edges`).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = flags::window)]
     window: Option<Window>,
 
     /// Gap policy of the VCSR edge arrays: even, degree-proportional (the
@@ -80,7 +81,7 @@ pub(crate) struct ReplayArgs {
     /// checkpoint writes them to its files and lets them go; default: half
     /// the machine's physical memory. Below the memory the process may use
     /// (a container's limit), the store's files can grow past it.
-    #[arg(long, value_name = "MIB", value_parser = crate::parse_positive)]
+    #[arg(long, value_name = "MIB", allow_hyphen_values = true, value_parser = flags::positive)]
     durable_memory: Option<usize>,
 
     /// When the durable store makes updates durable: `batch` (each
@@ -124,7 +125,7 @@ pub(crate) struct ReplayArgs {
     incremental: bool,
 
     /// Run the kernels every this many batches (default: only at the end).
-    #[arg(long, value_parser = parse_positive)]
+    #[arg(long, allow_hyphen_values = true, value_parser = flags::positive)]
     every: Option<usize>,
 
     /// Check every kernel result with its verifier; exit 1 if one is wrong.
@@ -132,12 +133,13 @@ pub(crate) struct ReplayArgs {
     verify: bool,
 
     /// The source vertex of BFS and SSSP (default: the first arrival's
-    /// source).
-    #[arg(long)]
-    source: Option<u32>,
+    /// source): its original id or key when the input's ids were
+    /// relabelled, else its vertex id.
+    #[arg(long, allow_hyphen_values = true)]
+    source: Option<String>,
 
     /// Worker threads (rayon pool).
-    #[arg(long, value_parser = crate::parse_threads)]
+    #[arg(long, allow_hyphen_values = true, value_parser = flags::threads)]
     threads: Option<usize>,
 
     #[command(flatten)]
@@ -178,6 +180,7 @@ impl ReplayArgs {
                 durable_memory: self
                     .durable_memory
                     .map(|mib| (mib as u64).saturating_mul(1 << 20)),
+                ..StoreSettings::default()
             },
             replay: ReplayOptions {
                 base_percent: self.base,
@@ -203,7 +206,7 @@ impl ReplayArgs {
             },
             every: self.every,
             verify: self.verify,
-            source: self.source,
+            source: self.source.clone().map(SourceVertex::Named),
             load: self.input.load_options(),
             ..ReplaySpec::new(crate::input::input_path(&input))
         }
@@ -236,9 +239,9 @@ impl ReplayProgress for Bar {
 pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     install_threads(args.threads)?;
     crate::output::check_all([
-        args.json.as_deref(),
-        args.csv.as_deref(),
-        args.plot.as_deref(),
+        ("--json", args.json.as_deref()),
+        ("--csv", args.csv.as_deref()),
+        ("--plot", args.plot.as_deref()),
     ])?;
     let input = match &args.file {
         Some(file) => file.clone(),
@@ -269,8 +272,34 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
         let (load, _parse) = crate::progress::watch_parse(&spinner, spec.load.clone());
         crate::graph_input::read_edges(&spec.input, &load)
     };
-    let report = dyngraph::replay::run_reading(&spec, read, &mut Bar::default(), &STOP)?;
+    let report = dyngraph::replay::run_reading(&spec, read, &mut Bar::default(), &STOP)
+        .map_err(|error| with_kept_edges(error, &spec))?;
     write_outputs(&args, &report, &report, |out| report.write_table(out))
+}
+
+/// A replay into a kept durable store failed (a full disk, a file-size
+/// limit, a bad line part-way): the error, and what the store keeps now,
+/// read back from its files, so the user knows what was acknowledged.
+fn with_kept_edges(error: dyngraph::core::Error, spec: &ReplaySpec) -> anyhow::Error {
+    let kept = spec
+        .stores
+        .contains(&StoreKind::Durable)
+        .then_some(spec.settings.durable_dir.as_ref())
+        .flatten()
+        .filter(|dir| DurableVcsr::is_store_dir(dir))
+        .and_then(|dir| {
+            let store = DurableVcsr::open_read_only(dir).ok()?;
+            Some((dir.clone(), store.acknowledged().edges))
+        });
+    match kept {
+        Some((dir, edges)) => anyhow::anyhow!(
+            "{error}; the durable store in {} keeps {edges} acknowledged edges (everything \
+             acknowledged before the error; `dyngraph recover {}` repairs what a crash left)",
+            dir.display(),
+            dir.display()
+        ),
+        None => error.into(),
+    }
 }
 
 /// Prints the notes, the table (`table`, unless JSON goes to stdout),

@@ -1,8 +1,9 @@
 //! `dyngraph run`: one kernel on one store built from a file, GAPBS style.
 
+use crate::names::Names;
 use crate::progress::{Progress, phase_spinner};
 use crate::{install_threads, on_pool};
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 use dyngraph::core::{DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId};
 use dyngraph::durable::DurableVcsr;
@@ -53,17 +54,18 @@ pub(crate) struct RunArgs {
     #[arg(long, default_value = "csr", value_parser = parse_run_store)]
     store: RunStore,
     /// Trials.
-    #[arg(short = 'n', long = "trials", default_value = "3", value_parser = crate::parse_positive)]
+    #[arg(short = 'n', long = "trials", default_value = "3", allow_hyphen_values = true, value_parser = crate::flags::positive)]
     trials: usize,
     /// Verify every trial; exit 1 if one is wrong.
     #[arg(long)]
     verify: bool,
     /// Source vertex for BFS and SSSP (default: the first vertex with
-    /// out-edges).
-    #[arg(long)]
-    source: Option<VertexId>,
+    /// out-edges): its original id or key when the input was relabelled
+    /// (or the store keeps keys), else its vertex id.
+    #[arg(long, allow_hyphen_values = true)]
+    source: Option<String>,
     /// Worker threads.
-    #[arg(long, value_parser = crate::parse_threads)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::flags::threads)]
     threads: Option<usize>,
 }
 
@@ -79,7 +81,7 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
         .load_options()
         .nonnegative_weights(args.kernel == KernelName::Sssp);
     let (load, _parse) = crate::progress::watch_parse(&progress, load);
-    if DurableVcsr::is_store_dir(&args.file) {
+    if crate::kept_store::is_store_dir(&args.file)? {
         return run_on_store(&args, threads, timer, &progress);
     }
     let kind = match args.store {
@@ -90,10 +92,8 @@ pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
                 crate::graph_input::CsrInput::open(&args.file, &load.clone().in_edges(true))?;
             let graph = input.view()?;
             report_built(&graph, &args, threads, timer, &progress);
-            let ids = graph.ids();
-            return trials(&graph, &args, &progress, |v| {
-                ids.map_or_else(|| v.to_string(), |ids| ids.original(v).to_string())
-            });
+            let names = Names::new(graph.ids(), graph.vertex_count());
+            return trials(&graph, &args, &progress, names);
         }
     };
     let path = crate::input::input_path(&args.file);
@@ -151,16 +151,21 @@ fn run_on_store(
             args.file.display()
         );
     }
+    let keys = crate::kept_store::keys(&args.file)?;
     progress.suspend(|| {
         println!(
-            "{}: {} vertices, {} edges, durable store opened read-only in {:.3} s ({threads} threads)",
+            "{}: {} vertices{}, {} edges, durable store opened read-only in {:.3} s ({threads} threads)",
             args.file.display(),
             store.vertex_count(),
+            keys.as_ref()
+                .map(|k| format!(" ({} {} keys)", k.len(), k.kind()))
+                .unwrap_or_default(),
             store.edge_count(),
             timer.elapsed().as_secs_f64()
         )
     });
-    trials(&store, args, progress, |v| v.to_string())
+    let names = Names::new(keys.as_ref(), store.vertex_count());
+    trials(&store, args, progress, names)
 }
 
 fn report_built<G: Graph>(
@@ -201,27 +206,21 @@ impl StoreVisitor for OnStore<'_> {
         drop(self.stream);
         report_built(&store, self.args, self.threads, self.timer, self.progress);
         let snapshot = store.snapshot();
-        trials(&store.view(&snapshot)?, self.args, self.progress, |v| {
-            ids.as_ref()
-                .map_or_else(|| v.to_string(), |ids| ids.original(v).to_string())
-        })
+        let names = Names::new(ids.as_ref(), store.vertex_count());
+        trials(&store.view(&snapshot)?, self.args, self.progress, names)
     }
 }
 
-/// `name(v)` is how a vertex is shown: its original id when the input was
-/// relabelled.
+/// `names` say how a vertex is shown and which one `--source` names: by
+/// its original id or key when the input was relabelled.
 fn trials<G: ReadGraph>(
     graph: &G,
     args: &RunArgs,
     progress: &Progress,
-    name: impl Fn(VertexId) -> String,
+    names: Names<'_>,
 ) -> Result<ExitCode> {
-    let source = match args.source {
-        Some(source) if source as usize >= graph.vertex_count() => bail!(
-            "--source {source} is not a vertex of this graph (it has {} vertices); pick an id below that",
-            graph.vertex_count()
-        ),
-        Some(source) => source,
+    let source = match &args.source {
+        Some(text) => names.vertex("--source", text)?,
         None => (0..graph.vertex_count() as VertexId)
             .find(|&v| graph.out_degree(v) > 0)
             .unwrap_or(0),
@@ -262,7 +261,7 @@ fn trials<G: ReadGraph>(
         let top: Vec<String> = ranks
             .top(10)
             .into_iter()
-            .map(|(v, score)| format!("{} ({score:.3e})", name(v)))
+            .map(|(v, score)| format!("{} ({score:.3e})", names.name(v)))
             .collect();
         println!("top vertices: {}", top.join(", "));
     }

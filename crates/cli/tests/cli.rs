@@ -1,20 +1,13 @@
 //! Runs the built `dyngraph` binary: exit codes, messages, JSON fields, and
 //! that the summary's edge counts equal the input's.
 
+mod common;
+
+use common::{dyngraph, stderr};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn dyngraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dyngraph"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 fn shared_data(name: &str) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1072,15 +1065,27 @@ fn errors_print_their_chain_once_with_the_path_and_a_remedy() {
     }
     drop(text);
 
-    for command in [vec!["load"], vec!["replay"], vec!["run", "pr"]] {
+    let line = one_line_error(&dyngraph(&["replay", dir.to_str().unwrap()]));
+    assert_eq!(
+        line,
+        format!(
+            "error: {}: is a directory, not a graph file (give the path of a file, not a \
+             directory)",
+            dir.display()
+        ),
+    );
+    // `load` and `run` also take a durable store's directory: they say
+    // this one holds none, and what it holds.
+    for command in [vec!["load"], vec!["run", "pr"]] {
         let mut args = command.clone();
         args.push(dir.to_str().unwrap());
         let line = one_line_error(&dyngraph(&args));
         assert_eq!(
             line,
             format!(
-                "error: {}: is a directory, not a graph file (give the path of a file, not a \
-                 directory)",
+                "error: {} is a directory that holds no durable store (trunc.el.gz, \
+                 whole.el.gz): give a graph file, or the directory of a durable store \
+                 (`replay --store durable --dir DIR`)",
                 dir.display()
             ),
             "{command:?}"

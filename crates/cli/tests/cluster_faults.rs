@@ -214,3 +214,99 @@ fn stopped_peer_ends_the_others_with_the_stall_error() {
         assert_eq!(lines(&stderr).len(), 1, "process {process}:\n{stderr}");
     }
 }
+
+/// Issue 35: processes started with different flags ran on. A different
+/// input file, `--simple`, `--window` or `--store` ended with exit 0 and
+/// mixed results; a different `--kernel` or `--base` panicked in the
+/// mailbox (79 lines of stderr). Now the handshake compares every option
+/// that changes the result, and the input's size and checksums: every
+/// process ends at once with one line naming the first difference.
+#[test]
+fn processes_started_with_different_flags_or_inputs_stop_naming_the_difference() {
+    let scratch = Scratch::new("mismatch");
+    let other_input = scratch.path().join("other.txt");
+    // The same edge count as CollegeMsg's prefix, different edges.
+    let text = std::fs::read_to_string(college_msg()).unwrap();
+    std::fs::write(&other_input, text.replace("1 2 ", "2 1 ")).unwrap();
+    let base = ["--store", "vcsr", "--batch", "5000"];
+    // Process 1's flags: the base with one flag changed or added.
+    let cases: [(&[&str], &str); 6] = [
+        (&["--store", "vcsr", "--batch", "7000"], "--batch is"),
+        (
+            &["--store", "vcsr", "--batch", "5000", "--simple"],
+            "--simple is",
+        ),
+        (
+            &[
+                "--store",
+                "vcsr",
+                "--batch",
+                "5000",
+                "--window",
+                "5000edges",
+            ],
+            "--window is",
+        ),
+        (
+            &["--store", "vcsr", "--batch", "5000", "--kernel", "pr"],
+            "--kernel is",
+        ),
+        (
+            &["--store", "vcsr", "--batch", "5000", "--base", "20"],
+            "--base is",
+        ),
+        (&["--store", "csrpp", "--batch", "5000"], "--store is"),
+    ];
+    for (other, named) in cases {
+        let extra = other;
+        let hosts = hostfile(scratch.path(), 2);
+        let mut children = start_each(scratch.path(), 0..2, |process| {
+            let args = if process == 1 {
+                strings(other)
+            } else {
+                strings(&base)
+            };
+            node(&hosts, process, &args)
+        });
+        let ended = children.wait_for(&[0, 1], Duration::from_secs(30));
+        for (process, (code, took)) in ended.into_iter().enumerate() {
+            let stderr = children.stderr_of(process);
+            assert_eq!(code, Some(2), "{extra:?}, process {process}:\n{stderr}");
+            assert!(took < Duration::from_secs(8), "{extra:?}: {took:?}");
+            assert_eq!(
+                lines(&stderr).len(),
+                1,
+                "{extra:?}, process {process}:\n{stderr}"
+            );
+            assert!(
+                stderr.contains(named) && stderr.contains("started differently"),
+                "{extra:?}, process {process}:\n{stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+    // Another input file on one process.
+    let hosts = hostfile(scratch.path(), 2);
+    let mut children = start_each(scratch.path(), 0..2, |process| {
+        let input = if process == 0 {
+            college_msg()
+        } else {
+            other_input.clone()
+        };
+        let mut command = replay_command(&input, &strings(&base));
+        command
+            .arg("--hostfile")
+            .arg(&hosts)
+            .args(["--process", &process.to_string()]);
+        command
+    });
+    let ended = children.wait_for(&[0, 1], Duration::from_secs(30));
+    for (process, (code, _)) in ended.into_iter().enumerate() {
+        let stderr = children.stderr_of(process);
+        assert_eq!(code, Some(2), "process {process}:\n{stderr}");
+        assert!(
+            stderr.contains("the input is"),
+            "process {process}:\n{stderr}"
+        );
+    }
+}

@@ -147,6 +147,37 @@ pub enum ParseErrorKind {
         /// The separator found in the line.
         found: char,
     },
+    /// A number too large for its type: a weight past `f32`'s range, which
+    /// would be stored as infinity.
+    ValueOutOfRange {
+        /// The offending value (truncated to a readable length).
+        token: String,
+        /// What the field holds, e.g. "weight".
+        expected: &'static str,
+    },
+    /// Lines that end with a lone carriage return (old Mac line endings),
+    /// which the reader does not split on.
+    CrLineEndings,
+    /// A line of a delimited file without its delimiter but with blanks:
+    /// the file's fields are separated by blanks.
+    DelimiterNotFound {
+        /// The delimiter the file is read with.
+        delimiter: char,
+    },
+    /// A non-numeric token on the first data line where a number belongs:
+    /// most often a header row (column names).
+    FirstLineNotNumeric {
+        /// The offending token (truncated to a readable length).
+        token: String,
+        /// What the field should hold.
+        expected: &'static str,
+    },
+    /// A line longer than a text graph's lines can be (the loader's bound):
+    /// not an edge list, or line endings the reader does not split on.
+    LineTooLong {
+        /// The bound, in bytes.
+        limit: u64,
+    },
     /// An empty field between two delimiters.
     EmptyField {
         /// What the field should hold.
@@ -154,6 +185,16 @@ pub enum ParseErrorKind {
     },
     /// Anything else, described in words.
     Other(String),
+}
+
+/// How a delimiter is named in a message.
+fn delimiter_name(delimiter: char) -> &'static str {
+    match delimiter {
+        '\t' => "tab",
+        ',' => "comma",
+        ';' => "semicolon",
+        _ => "delimiter",
+    }
 }
 
 impl fmt::Display for ParseErrorKind {
@@ -241,6 +282,38 @@ impl fmt::Display for ParseErrorKind {
                  tabs), and this line has none but a {found:?}; for {found}-separated values \
                  name the file .csv, or set the delimiter (LoadOptions::delimiter, \
                  `--delimiter '{found}'` on the command line)"
+            ),
+            Self::ValueOutOfRange { token, expected } => write!(
+                f,
+                "{expected} {token} is too large for a 32-bit float (at most about 3.4e38): it \
+                 would be stored as infinity; write `inf` if infinity is meant"
+            ),
+            Self::CrLineEndings => write!(
+                f,
+                "the lines end with a lone carriage return (CR, old Mac line endings), which \
+                 the reader does not split on: convert them to LF, e.g. `tr '\\r' '\\n' < FILE > \
+                 FILE.el`"
+            ),
+            Self::DelimiterNotFound { delimiter } => write!(
+                f,
+                "the line holds no {} but spaces: the file is read as {}-separated (its name \
+                 or --delimiter says so) but its fields are separated by blanks; set the \
+                 delimiter to blanks (LoadOptions::delimiter(Delimiter::Blanks), `--delimiter \
+                 blanks` on the command line)",
+                delimiter_name(*delimiter),
+                delimiter_name(*delimiter)
+            ),
+            Self::FirstLineNotNumeric { token, expected } => write!(
+                f,
+                "expected {expected}, found non-numeric token {token:?} on the first data \
+                 line: if that line is a header row (column names), skip it with \
+                 LoadOptions::header(true) (`--header` on the command line)"
+            ),
+            Self::LineTooLong { limit } => write!(
+                f,
+                "the line is longer than {} MiB: an edge line is tens of bytes, so this is not \
+                 an edge list (binary data, or no line endings the reader splits on)",
+                limit >> 20
             ),
             Self::EmptyField { expected } => {
                 write!(f, "empty field where the {expected} should be")

@@ -22,23 +22,26 @@
 //! | `GraphProp` | `Directed` |
 //! | `Visitable` | a `FixedBitSet` over `0..vertex_count()` |
 //! | `GetAdjacencyMatrix` | a hash set of the `(source, target)` pairs, built once: `O(E)` memory, `O(1)` lookups |
-//! | `IntoNeighborsDirected` | out-neighbours; in-neighbours when the graph keeps in-edges (see *Panics*) |
+//! | `IntoNeighborsDirected` | out-neighbours; in-neighbours from the in-edges, or by a scan of every out-list when the graph keeps none (see *Incoming neighbours*) |
 //!
 //! `IntoEdgesDirected` is not implemented: dyngraph's in-edges carry no
 //! weights, so an incoming edge reference could not give its weight
 //! without scanning every in-neighbour's out-list.
 //!
-//! # Panics
+//! # Incoming neighbours
 //!
-//! `neighbors_directed(v, Incoming)` on a graph built without in-edges
-//! panics with the capability error's text (how to build it with them).
-//! An empty list would be a silent wrong answer: `toposort` would miss
-//! cycles and `kosaraju_scc` would split components. So what walks edges
-//! backwards — `kosaraju_scc`, `toposort`, anything over `Reversed(&g)` —
-//! needs a graph built with in-edges; check [`InEdges::has_in_edges`]
-//! first when unsure.
+//! `neighbors_directed(v, Incoming)` reads the in-edges when the graph
+//! keeps them: `O(in-degree)`. On a graph built without them it scans
+//! every out-list for `v`: `O(V + E)` per call, so what walks edges
+//! backwards once per vertex — `kosaraju_scc`, `toposort`'s cycle check,
+//! `has_path_connecting` over `Reversed(&g)` — costs `O(V · (V + E))`:
+//! fine for thousands of vertices, hours for millions. Build the graph
+//! with in-edges (`in_edges(true)`, one more `u32` per edge) for those,
+//! or use `tarjan_scc`, which reads out-edges only. (An empty list would
+//! be a silent wrong answer, and a panic a crash in the first program a
+//! user writes with petgraph's prelude: both were worse.)
 //! `tarjan_scc`, `dijkstra`, `min_spanning_tree`, `Dot`, `Bfs` and `Dfs`
-//! use out-edges only and run on every graph.
+//! use out-edges only and cost what they cost on petgraph's own graphs.
 //!
 //! # Method names
 //!
@@ -309,8 +312,11 @@ impl<'a, G: ReadGraph + ?Sized + 'a> Iterator for AllEdges<'a, G> {
 pub enum DirectedNeighbors<O, I> {
     /// Out-neighbours.
     Outgoing(O),
-    /// In-neighbours.
+    /// In-neighbours, from the graph's in-edges.
     Incoming(I),
+    /// In-neighbours found by scanning every out-list (a graph without
+    /// in-edges; module docs for the cost).
+    Scanned(std::vec::IntoIter<VertexId>),
 }
 
 impl<O: Iterator<Item = VertexId>, I: Iterator<Item = VertexId>> Iterator
@@ -323,6 +329,7 @@ impl<O: Iterator<Item = VertexId>, I: Iterator<Item = VertexId>> Iterator
         match self {
             DirectedNeighbors::Outgoing(list) => list.next(),
             DirectedNeighbors::Incoming(list) => list.next(),
+            DirectedNeighbors::Scanned(list) => list.next(),
         }
     }
 
@@ -330,17 +337,14 @@ impl<O: Iterator<Item = VertexId>, I: Iterator<Item = VertexId>> Iterator
         match self {
             DirectedNeighbors::Outgoing(list) => list.size_hint(),
             DirectedNeighbors::Incoming(list) => list.size_hint(),
+            DirectedNeighbors::Scanned(list) => list.size_hint(),
         }
     }
 }
 
 /// The neighbours of `v` in direction `d` (`IntoNeighborsDirected`).
-///
-/// # Panics
-///
-/// For `Incoming` on a graph built without in-edges, with the capability
-/// error's text: an empty list would make petgraph's answer silently wrong
-/// (module docs).
+/// `Incoming` on a graph built without in-edges scans every out-list:
+/// `O(V + E)` per call (module docs).
 pub fn neighbors_directed<G: ReadGraph + ?Sized>(
     graph: &G,
     v: VertexId,
@@ -350,9 +354,22 @@ pub fn neighbors_directed<G: ReadGraph + ?Sized>(
         Direction::Outgoing => DirectedNeighbors::Outgoing(graph.out_neighbors(v)),
         Direction::Incoming => match graph.in_edges() {
             Ok(incoming) => DirectedNeighbors::Incoming(incoming.in_neighbors(v)),
-            Err(error) => panic!("petgraph asked for incoming neighbours: {error}"),
+            Err(_) => DirectedNeighbors::Scanned(scan_in_neighbors(graph, v)),
         },
     }
+}
+
+/// Every `u` with an edge `u → v`, once per edge, by source: what an
+/// in-list holds, found without one.
+fn scan_in_neighbors<G: ReadGraph + ?Sized>(
+    graph: &G,
+    v: VertexId,
+) -> std::vec::IntoIter<VertexId> {
+    let mut sources = Vec::new();
+    for u in node_identifiers(graph) {
+        sources.extend(graph.out_neighbors(u).filter(|&w| w == v).map(|_| u));
+    }
+    sources.into_iter()
 }
 
 /// Every vertex id, `0..vertex_count()` (`IntoNodeIdentifiers`).

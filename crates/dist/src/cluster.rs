@@ -7,6 +7,7 @@ use crate::hosts::{Host, HostSource, parse_hosts, read_hostfile};
 use crate::input::{DistInput, SharedGenerated};
 use crate::mailbox::{Heartbeat, Place};
 use crate::run::{DistOptions, DistReport, run_worker};
+use crate::spec::Fingerprint;
 use dyngraph_core::{DynamicStore, Error, Result};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -147,19 +148,24 @@ impl Cluster {
         }
     }
 
-    fn startup(&self, timeout: Duration) -> Startup<'_> {
+    fn startup<'a>(&'a self, timeout: Duration, spec: &'a Fingerprint) -> Startup<'a> {
         Startup {
             hosts: &self.hosts,
             source: &self.source,
             process: self.process,
             threads: self.threads,
             timeout,
+            spec,
         }
     }
 
     /// Timely's allocators for this process's workers; in a cluster, after
     /// connecting to every peer (bounded by `timeout`).
-    fn allocators(&self, timeout: Duration) -> Result<(Vec<AllocatorBuilder>, Option<Network>)> {
+    fn allocators(
+        &self,
+        timeout: Duration,
+        spec: &Fingerprint,
+    ) -> Result<(Vec<AllocatorBuilder>, Option<Network>)> {
         if self.hosts.len() <= 1 {
             let config = if self.threads > 1 {
                 timely::CommunicationConfig::Process(self.threads)
@@ -172,7 +178,7 @@ impl Cluster {
             })?;
             return Ok((builders, None));
         }
-        let sockets = self.startup(timeout).connect()?;
+        let sockets = self.startup(timeout, spec).connect()?;
         let links = Arc::new(Links::default());
         let sockets: Vec<Option<PeerStream>> = sockets
             .into_iter()
@@ -268,7 +274,8 @@ pub fn replay<S: DynamicStore + 'static>(
 ) -> Result<Option<DistReport>> {
     crate::quiet::install();
     let stall_timeout = options.stall_timeout;
-    let (builders, network) = cluster.allocators(stall_timeout)?;
+    let spec = crate::spec::fingerprint(S::NAME, &input, &options);
+    let (builders, network) = cluster.allocators(stall_timeout, &spec)?;
     let heartbeat = Heartbeat::new();
     let (sender, receiver) = mpsc::channel();
     let threads = cluster.threads;
@@ -325,7 +332,7 @@ pub fn replay<S: DynamicStore + 'static>(
     // gave up on the same stall, which is what this process reports.
     let lost = || {
         let (peer, how) = links.as_ref()?.first_loss()?;
-        let peer = cluster.startup(stall_timeout).describe(peer);
+        let peer = cluster.startup(stall_timeout, &spec).describe(peer);
         let silence = heartbeat.silence();
         Some(if silence > stall_timeout / 2 {
             stalled(

@@ -21,6 +21,7 @@
 //! notes which peer's connection broke first, so that a lost peer is named.
 
 use crate::hosts::{Host, HostSource};
+use crate::spec::Fingerprint;
 use dyngraph_core::{Error, Result};
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -117,6 +118,40 @@ pub(crate) struct Startup<'a> {
     pub(crate) threads: usize,
     /// Give up when the cluster is not complete by then.
     pub(crate) timeout: Duration,
+    /// Every option that changes the result, and the input: each peer's
+    /// must equal this process's.
+    pub(crate) spec: &'a Fingerprint,
+}
+
+/// Longest fingerprint a handshake takes (a stranger's bytes are not
+/// buffered past it).
+const MAX_SPEC_BYTES: u32 = 1 << 16;
+
+/// Writes the handshake: the fixed hello, then the fingerprint's length
+/// and bytes.
+fn send_hello(stream: &mut TcpStream, hello: &Hello, spec: &[u8]) -> io::Result<()> {
+    let mut bytes = hello.encode().to_vec();
+    bytes.extend_from_slice(&(spec.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(spec);
+    stream.write_all(&bytes)
+}
+
+/// Reads a handshake: `None` when the bytes are not a dyngraph process's.
+fn read_hello(stream: &mut TcpStream) -> io::Result<Option<(Hello, Fingerprint)>> {
+    let mut bytes = [0u8; HELLO_BYTES];
+    stream.read_exact(&mut bytes)?;
+    let Some(hello) = Hello::decode(&bytes) else {
+        return Ok(None);
+    };
+    let mut len = [0u8; 4];
+    stream.read_exact(&mut len)?;
+    let len = u32::from_le_bytes(len);
+    if len > MAX_SPEC_BYTES {
+        return Ok(None);
+    }
+    let mut spec = vec![0u8; len as usize];
+    stream.read_exact(&mut spec)?;
+    Ok(Some((hello, crate::spec::decode(&spec))))
 }
 
 impl Startup<'_> {
@@ -214,6 +249,7 @@ impl Startup<'_> {
     ) -> Result<Vec<Option<TcpStream>>> {
         let started = Instant::now();
         let hello = self.hello();
+        let spec = crate::spec::encode(self.spec);
         let mut sockets = Vec::with_capacity(self.process);
         for peer in 0..self.process {
             let address = self.hosts[peer].address;
@@ -255,18 +291,19 @@ impl Startup<'_> {
                     }
                 }
             };
-            let answer = (|| -> io::Result<Option<Hello>> {
+            let answer = (|| -> io::Result<Option<(Hello, Fingerprint)>> {
                 stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
-                stream.write_all(&hello.encode())?;
-                let mut bytes = [0u8; HELLO_BYTES];
-                stream.read_exact(&mut bytes)?;
-                Ok(Hello::decode(&bytes))
+                send_hello(&mut stream, &hello, &spec)?;
+                read_hello(&mut stream)
             })();
             let reason = match answer {
-                Ok(Some(theirs)) if theirs.process as usize == peer => hello
+                Ok(Some((theirs, their_spec))) if theirs.process as usize == peer => hello
                     .mismatch(&theirs)
+                    .or_else(|| {
+                        crate::spec::first_difference(self.spec, &their_spec, self.process, peer)
+                    })
                     .map(|why| (io::ErrorKind::InvalidData, why)),
-                Ok(Some(theirs)) => Some((
+                Ok(Some((theirs, _))) => Some((
                     io::ErrorKind::InvalidData,
                     format!(
                         "it answered as process {} (the host files differ)",
@@ -333,6 +370,7 @@ impl Startup<'_> {
         }
         let started = Instant::now();
         let hello = self.hello();
+        let spec = crate::spec::encode(self.spec);
         let mut said = false;
         let io_error = |e: io::Error| self.failure(me, e.kind(), format!("accepting peers: {e}"));
         listener.set_nonblocking(true).map_err(io_error)?;
@@ -381,20 +419,28 @@ impl Startup<'_> {
                 }
                 Err(e) => return Err(io_error(e)),
             };
-            let theirs = (|| -> io::Result<Option<Hello>> {
+            let theirs = (|| -> io::Result<Option<(Hello, Fingerprint)>> {
                 stream.set_nonblocking(false)?;
                 stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
-                let mut bytes = [0u8; HELLO_BYTES];
-                stream.read_exact(&mut bytes)?;
-                Ok(Hello::decode(&bytes))
+                read_hello(&mut stream)
             })();
-            let Ok(Some(theirs)) = theirs else {
+            let Ok(Some((theirs, their_spec))) = theirs else {
                 // Not a peer: a port scanner, a health check.
                 let _ = stream.shutdown(Shutdown::Both);
                 continue;
             };
             let from = theirs.process as usize;
             if let Some(why) = hello.mismatch(&theirs) {
+                return Err(self.failure(
+                    from.min(self.hosts.len() - 1),
+                    io::ErrorKind::InvalidData,
+                    format!("process {from} connected, but {why}"),
+                ));
+            }
+            if let Some(why) = crate::spec::first_difference(self.spec, &their_spec, me, from) {
+                // Answer first, so the peer reads the same verdict from
+                // its side instead of a closed connection.
+                let _ = send_hello(&mut stream, &hello, &spec);
                 return Err(self.failure(
                     from.min(self.hosts.len() - 1),
                     io::ErrorKind::InvalidData,
@@ -411,7 +457,7 @@ impl Startup<'_> {
                     ),
                 ));
             }
-            stream.write_all(&hello.encode()).map_err(|e| {
+            send_hello(&mut stream, &hello, &spec).map_err(|e| {
                 self.failure(from, e.kind(), format!("answering process {from}: {e}"))
             })?;
             configure(&stream)?;

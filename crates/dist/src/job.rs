@@ -37,7 +37,8 @@ use crate::run::{ClusterShape, DistOptions, DistReport, WorkerCounters};
 use dyngraph_core::{DynamicStore, Error, Result, Semantics};
 use dyngraph_kernels::KernelOutput;
 use dyngraph_replay::{
-    InputSummary, KernelMode, Order, ReplaySpec, Report, StoreKind, StoreVisitor, plan,
+    InputSummary, KernelMode, Order, ReplaySpec, Report, SourceVertex, StoreKind, StoreVisitor,
+    plan,
 };
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -192,7 +193,17 @@ pub fn run_spec(
         partitioner: settings.partitioner,
         kernels: spec.kernels.clone(),
         every: spec.every,
-        source: spec.source,
+        source: match &spec.source {
+            None => None,
+            Some(SourceVertex::Vertex(v)) => Some(*v),
+            // A distributed replay reads ids as they are: the name is the id.
+            Some(SourceVertex::Named(text)) => Some(text.parse().map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "--source {text:?} is not a vertex id: a distributed replay reads ids as \
+                     they are (no relabelling), so --source is a whole number from 0"
+                ))
+            })?),
+        },
         verify: spec.verify,
         gather: settings.gather,
         stall_timeout: settings.stall_timeout,
@@ -270,10 +281,31 @@ pub fn run_spec(
 
 /// What a distributed replay refuses before it starts.
 fn check(spec: &ReplaySpec) -> Result<()> {
-    if spec.order != Order::File || spec.undirected {
+    // Name what was asked, and only that (`--order time` alone was
+    // refused as if `--undirected` had been given too).
+    let mut whole_stream = Vec::new();
+    if spec.order != Order::File {
+        whole_stream.push(format!(
+            "--order {}",
+            serde_json::to_value(spec.order)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_else(|| format!("{:?}", spec.order))
+        ));
+    }
+    if spec.undirected {
+        whole_stream.push("--undirected".to_string());
+    }
+    if !whole_stream.is_empty() {
         return Err(Error::InvalidArgument(format!(
-            "a distributed replay streams the file as it is: order {:?} and undirected need the whole stream in one place",
-            spec.order
+            "a distributed replay streams the file as it is, each worker its own part: {} \
+             needs the whole stream in one place; leave {} out, or replay on one machine",
+            whole_stream.join(" and "),
+            if whole_stream.len() == 1 {
+                "it"
+            } else {
+                "them"
+            }
         )));
     }
     if spec.stores.is_empty() {

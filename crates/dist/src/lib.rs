@@ -131,6 +131,7 @@ mod partition;
 mod quiet;
 mod run;
 mod shipment;
+mod spec;
 
 pub use cluster::{Cluster, replay};
 pub use input::DistInput;

@@ -459,7 +459,11 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         let base_len = ((total as f64) * options.replay.base_percent / 100.0).floor() as u64;
         let batch = options.replay.batch.max(1) as u64;
         let batch_count = (total - base_len).div_ceil(batch) as usize;
-        let arrival = |b: usize| (base_len + b as u64 * batch).min(total);
+        let arrival = |b: usize| {
+            base_len
+                .saturating_add((b as u64).saturating_mul(batch))
+                .min(total)
+        };
         // Decided for the whole stream: a worker with an empty range has no
         // timestamp column, but must take part in the window's collectives.
         let has_timestamps = all.iter().any(|v| v[0] > 0 && v[1] == 1);
@@ -529,7 +533,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         while next_batch < batch_count {
             let mut group_end = (next_batch + group_batches).min(batch_count);
             if let Some(every) = every {
-                group_end = group_end.min((next_batch / every + 1) * every);
+                group_end = group_end.min((next_batch / every + 1).saturating_mul(every));
             }
             let timer = Instant::now();
             let mut first_batch_seconds = None;

@@ -101,6 +101,50 @@ impl DurableVcsr {
     }
 }
 
+impl DurableVcsr {
+    /// The keys kept in the store's directory `dir` (a keyed store's
+    /// [`KEYS_FILE`]), or `None` for a store that keeps none: its vertex
+    /// ids are the graph's own. For a command line that names a kept
+    /// store's vertices by key without opening it for writing.
+    ///
+    /// # Errors
+    /// An I/O error naming the keys file; [`Error::InvalidStructure`] for
+    /// a damaged one.
+    pub fn read_keys(dir: impl AsRef<Path>) -> Result<Option<IdMap>> {
+        let path = dir.as_ref().join(KEYS_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(&path, e)),
+        };
+        IdMap::from_bytes(&bytes)
+            .map(Some)
+            .map_err(|e| Error::InvalidStructure(format!("{}: {e}", path.display())))
+    }
+}
+
+/// Writes `keys` into `dir` for the store there, after checking that they
+/// extend the keys it keeps (a map only grows: the same key for every
+/// vertex already named). `kept` is the map the directory held (`None`
+/// for a new store).
+pub(crate) fn save_keys(dir: &Path, keys: &IdMap, kept: Option<&IdMap>) -> Result<()> {
+    if let Some(kept) = kept {
+        let extends = kept.kind() == keys.kind()
+            && kept.len() <= keys.len()
+            && (0..kept.len() as VertexId).all(|v| kept.original(v) == keys.original(v));
+        if !extends {
+            return Err(Error::InvalidArgument(format!(
+                "{}: the keys given do not extend the {} {} keys the store keeps (a key map \
+                 only grows: every kept vertex keeps its key)",
+                dir.display(),
+                kept.len(),
+                kept.kind()
+            )));
+        }
+    }
+    write_keys(&dir.join(KEYS_FILE), keys)
+}
+
 /// `ids` to `path` under a temporary name, synced, renamed over `path`,
 /// the directory synced: a crash leaves the old keys or the new, whole.
 fn write_keys(path: &Path, ids: &IdMap) -> Result<()> {

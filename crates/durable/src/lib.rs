@@ -63,7 +63,14 @@
 //! | `undo-0.log` | a 4 KiB header (armed flag, generation, segment count, body length and CRC, CRC) and the saved byte ranges | `pwrite` + fdatasync, around an in-place checkpoint |
 //! | `vertices.dat` | the DRAM vertex arrays at a clean close, CRC | temp + fsync + rename |
 //! | `sidecar-L.bin` | a blob written with the checkpoint at update `L` ([`DurableVcsr::stage_sidecar`]) | temp + fsync + rename, before the checkpoint names it |
+//! | `keys.dgid` | a keyed store's key map ([`DurableOptions::keys`], [`DurableVcsr::sync_keyed`]): vertex `v`'s original id or string | whole, by temp + fsync + rename, before the edges it names are acknowledged |
 //! | `LOCK`, `READERS` | `flock`s: one writer (it writes its pid here), readers shared | |
+//!
+//! A store is created only in a missing or empty directory, and opened
+//! only where a superblock reads back: [`DurableVcsr::inspect_dir`] tells
+//! a store from somebody else's files and from a store's files without a
+//! superblock (damaged, or a creation that never finished), and neither
+//! is ever written over.
 //!
 //! A slot word's top two bits say what it is: `00` free (a zero-filled file
 //! is all free), `01` a live edge, `10` a tombstone, `11` a **pivot**, the
@@ -204,7 +211,7 @@ pub use keys::KEYS_FILE;
 pub use options::{DurableOptions, GroupCommit, SyncPolicy};
 pub use read::{DurableInEdges, DurableNeighbors, DurableWeightedNeighbors, DurableWeights};
 pub use stats::{Commit, DurableStats, RecoveryReport};
-pub use store::DurableVcsr;
+pub use store::{DurableVcsr, StoreDir};
 
 // petgraph's visit traits; the snapshot view is core's `CowView`, which
 // has them from core.

@@ -1,10 +1,11 @@
 //! Options of the durable store: the common [`StoreOptions`], the
 //! directory, the [`SyncPolicy`] and the layout knobs.
 
-use dyngraph_core::{Error, Result, StoreConfig, StoreOptions};
+use dyngraph_core::{Error, IdMap, Result, StoreConfig, StoreOptions};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// When updates are made durable, i.e. when they are *acknowledged*.
@@ -160,6 +161,15 @@ pub struct DurableOptions {
     /// batch, instead of refusing the directory. Its layout (semantics,
     /// weights, in-edges) must agree with `store`. Default off.
     pub append: bool,
+    /// The keys of the vertices, for a keyed store: kept in the directory
+    /// ([`KEYS_FILE`](crate::KEYS_FILE)) and written before the edges they
+    /// name are acknowledged (at creation before the superblock, on an
+    /// append before the batch), so a crash never leaves an edge on an
+    /// unnamed vertex. On an append the map must extend the kept one (the
+    /// same keys for the vertices it names, new keys after), and a store
+    /// kept without keys refuses one, and the reverse. `None`: vertex ids
+    /// are the graph's own (default).
+    pub keys: Option<Arc<IdMap>>,
     /// When updates become durable.
     pub sync: SyncPolicy,
     /// DGAP's per-section edge logs (default on). Off is the "No EL"
@@ -232,6 +242,7 @@ impl From<StoreOptions> for DurableOptions {
             store,
             dir: None,
             append: false,
+            keys: None,
             sync: SyncPolicy::EveryBatch,
             edge_log: true,
             vertices_per_section: 64,
@@ -286,6 +297,12 @@ impl DurableOptions {
     /// Sets [`DurableOptions::append`].
     pub fn append(mut self, on: bool) -> Self {
         self.append = on;
+        self
+    }
+
+    /// Sets [`DurableOptions::keys`].
+    pub fn keys(mut self, keys: Option<Arc<IdMap>>) -> Self {
+        self.keys = keys;
         self
     }
 

@@ -562,13 +562,18 @@ impl FromEdges for DurableVcsr {
     /// With [`DurableOptions::append`] and a `dir` that holds a store, opens
     /// it instead ([`DurableVcsr::open_or_create`]) and inserts `edges` as
     /// one batch, committed to the write-ahead log (durable) when this
-    /// returns.
+    /// returns; [`DurableOptions::keys`] are saved first.
     fn from_edges<S: EdgeSource + ?Sized>(edges: &S, options: DurableOptions) -> Result<Self> {
         if options.append
             && let Some(dir) = &options.dir
             && DurableVcsr::is_store_dir(dir)
         {
+            let kept = DurableVcsr::read_keys(dir)?;
             let (mut store, _) = DurableVcsr::open_or_create(dir, &options)?;
+            if let Some(keys) = &options.keys {
+                // Before the batch: every edge it acknowledges is named.
+                crate::keys::save_keys(dir, keys, kept.as_ref())?;
+            }
             store.insert_edges(edges)?;
             // The cheap sync point (one log flush): a checkpoint here would
             // rewrite every page the base touched, and the size threshold

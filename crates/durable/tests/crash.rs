@@ -287,8 +287,9 @@ fn two_writers(store: &mut DurableVcsr, plan: &Plan) {
     });
 }
 
-const FAIL_POINTS: [&str; 13] = [
+const FAIL_POINTS: [&str; 14] = [
     "rebalance-done",
+    "checkpoint-pages-written",
     "sync-armed",
     "sync-array-written",
     "sync-written",
@@ -637,11 +638,19 @@ fn one_kill(seed: u64, writers: usize, root: &Path, tally: &mut Tally) {
             std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
         }
     }
+    // What `recover --check` says, before anything repairs the files: it
+    // must pass every store that recovery then serves.
+    let checked = DurableVcsr::check_dir(&dir);
     let mut store = match DurableVcsr::open_with(&dir, &plan.options) {
         Ok(store) => store,
         // Killed inside `create`, before its superblock was renamed into
         // place: there is no store, and opening says so.
-        Err(e) if !created && e.to_string().contains("holds no durable store") => {
+        Err(e)
+            if !created
+                && ["creation never finished", "is empty", "no such directory"]
+                    .iter()
+                    .any(|why| e.to_string().contains(why)) =>
+        {
             tally.never_created += 1;
             let _ = std::fs::remove_dir_all(&dir);
             return;
@@ -661,6 +670,23 @@ fn one_kill(seed: u64, writers: usize, root: &Path, tally: &mut Tally) {
             .failures
             .push(format!("{context}: validate: {e}\n{report}"));
         return;
+    }
+    match &checked {
+        Ok(check) if check.edges == store.edge_count() => {}
+        Ok(check) => {
+            tally.failures.push(format!(
+                "{context}: the check judged {} edges, the reopen serves {}",
+                check.edges,
+                store.edge_count()
+            ));
+            return;
+        }
+        Err(e) => {
+            tally.failures.push(format!(
+                "{context}: the check called a store damaged that recovery serves: {e}"
+            ));
+            return;
+        }
     }
     // Each writer's stream on its own (one writer: the whole plan): its
     // edges are those of a prefix of its operations, at least as long as

@@ -113,3 +113,51 @@ fn a_store_without_keys_is_refused_naming_the_file() {
     assert!(error.to_string().contains(KEYS_FILE), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The command line's keyed store ([`DurableOptions::keys`]): the keys go
+/// in with the store's creation and with each append, before the edges
+/// they name are acknowledged; an append's keys must extend the kept ones,
+/// and a store kept without keys refuses keys (and the reverse).
+#[test]
+fn keys_given_with_the_options_are_kept_and_must_extend_the_kept_ones() {
+    use dyngraph_core::{Edge, FromEdges, IdMap};
+    use std::sync::Arc;
+    let dir = fresh("options");
+    let day1 = Arc::new(IdMap::from_strings(["alice", "bob", "carol"]).unwrap());
+    let edges = [Edge::new(0, 1), Edge::new(1, 2)];
+    let store =
+        DurableVcsr::from_edges(&edges, options(&dir).keys(Some(Arc::clone(&day1)))).unwrap();
+    store.close().unwrap();
+    assert_eq!(DurableVcsr::read_keys(&dir).unwrap().as_ref(), Some(&*day1));
+
+    // Day two: the kept keys, then new ones.
+    let mut day2 = (*day1).clone();
+    let dave = day2.intern("dave").unwrap();
+    let append = options(&dir).append(true);
+    let store = DurableVcsr::from_edges(
+        &[Edge::new(dave, 0)],
+        append.clone().keys(Some(Arc::new(day2.clone()))),
+    )
+    .unwrap();
+    store.close().unwrap();
+    let graph = DurableVcsr::open_keyed(&dir, &options(&dir)).unwrap();
+    assert_eq!(named_edges(&graph).len(), 3);
+    assert!(named_edges(&graph).contains(&("dave".into(), "alice".into())));
+    drop(graph);
+
+    // Keys that rename a kept vertex are refused, and nothing is written.
+    let renamed = Arc::new(IdMap::from_strings(["bob", "alice", "carol", "dave"]).unwrap());
+    let error = DurableVcsr::from_edges(&[Edge::new(0, 1)], append.clone().keys(Some(renamed)))
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("do not extend"), "{error}");
+    assert_eq!(DurableVcsr::read_keys(&dir).unwrap(), Some(day2));
+    // No keys for a keyed store: refused by name.
+    let error = DurableVcsr::from_edges(&[Edge::new(0, 1)], append)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("named by keys"), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -292,7 +292,12 @@ fn a_corrupted_or_missing_superblock_is_refused_by_name() {
     assert!(err.contains("bad magic"), "{err}");
     std::fs::remove_file(&path).unwrap();
     let err = DurableVcsr::open(&dir).unwrap_err().to_string();
-    assert!(err.contains("missing"), "{err}");
+    assert!(err.contains("superblock is lost"), "{err}");
+    // Nor is it taken for a place to create a new store in.
+    let err = DurableVcsr::create(&dir, DurableOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("superblock is lost"), "{err}");
     // Put it back: the store opens cleanly again.
     std::fs::write(&path, &good).unwrap();
     let store = DurableVcsr::open(&dir).unwrap();

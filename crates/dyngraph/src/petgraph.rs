@@ -15,9 +15,11 @@
 //! - Edge weights are `f32`: the stored ones, or `1.0` each on a graph
 //!   built without weights. An edge's id is [`EdgeId`]
 //!   `(source, position in the source's out-list)`.
-//! - Incoming neighbours (`kosaraju_scc`, `toposort`, `Reversed`) need a
-//!   graph built with in-edges; asking a graph without them panics with
-//!   the capability error rather than answering with an empty list.
+//! - Incoming neighbours (`kosaraju_scc`, `toposort`, `Reversed`) come
+//!   from the in-edges when the graph keeps them; on a graph built without
+//!   them each call scans every out-list, `O(V + E)`, so those algorithms
+//!   cost `O(V · (V + E))` there: build with in-edges beyond a few
+//!   thousand vertices, or use `tarjan_scc`.
 //!
 //! `dyngraph_core::petgraph` has the full mapping; a store type of one's
 //! own gets the traits with [`impl_petgraph_traits!`].

@@ -4,7 +4,9 @@
 
 use crate::fields::{Delimiter, next_field};
 use crate::number::{parse_u64, quote};
-use crate::parse::{Third, is_skippable, line_aligned_blocks, split_line, third_value};
+use crate::parse::{
+    Third, count_lines, is_skippable, line_aligned_blocks, overlong_line, split_line, third_value,
+};
 use crate::progress::ParseProgress;
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{Error, IdKind, IdMap, Location, ParseErrorKind, Result, VertexId, Weight};
@@ -291,7 +293,19 @@ pub(crate) fn parse_labelled(
     let parsed: Vec<BlockRows<'_>> = blocks
         .par_iter()
         .map(|range| {
-            let rows = parse_block(&text[range.clone()], syntax);
+            let block = &text[range.clone()];
+            let rows = match count_lines(block) {
+                // A line past the bound is the error, unless the block
+                // fails before it.
+                (_, Some(long)) => match parse_block(block, syntax) {
+                    Err(error) if error.0 < long => Err(error),
+                    _ => {
+                        let error = overlong_line(long);
+                        Err((error.lines_before, error.column, error.kind))
+                    }
+                },
+                (_, None) => parse_block(block, syntax),
+            };
             if let Some(progress) = progress {
                 progress.add(range.len());
             }

@@ -195,6 +195,7 @@
 #![deny(missing_docs)]
 
 mod atomic;
+mod bounded;
 mod column;
 pub mod csr_file;
 pub mod edge_stream_file;

@@ -10,7 +10,6 @@ use crate::parse::{
 use crate::prepare::{IdPlan, Prepared, explain, first_line_fields, prepare};
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{Csr, EdgeColumns, Error, IdKind, ParseErrorKind, Result};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Reads a graph file into an [`EdgeStream`] in file order.
@@ -151,15 +150,32 @@ impl Input {
             path: path.to_path_buf(),
             source,
         };
-        let mut file = open_file(path)?;
+        let file = open_file(path)?;
         let metadata = file.metadata().map_err(io)?;
-        if !metadata.is_file() {
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes).map_err(io)?;
-            return Ok(Input::Read(bytes));
+        {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = metadata.file_type();
+            if kind.is_char_device() || kind.is_block_device() {
+                return Err(io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    if kind.is_char_device() && is_terminal(&file) {
+                        "is a terminal: give a graph file, or pipe one in (`dyngraph load - < FILE`)"
+                    } else {
+                        "is a device, not a graph file or a pipe (a device such as /dev/zero \
+                         may never end): give a file, or pipe the data in"
+                    },
+                )));
+            }
         }
-        if metadata.len() == 0 {
-            return Ok(Input::Empty);
+        if !metadata.is_file() || metadata.len() == 0 {
+            // A pipe has no size to map; a file that reports none (under
+            // /proc) may still hold text. Read to the end, bounded.
+            let bytes = crate::bounded::read_text(file, path)?;
+            return Ok(if bytes.is_empty() {
+                Input::Empty
+            } else {
+                Input::Read(bytes)
+            });
         }
         // SAFETY: the map is read-only, private to this call and dropped
         // before `load_edge_stream`/`load_csr` return, and no reference into
@@ -187,6 +203,11 @@ impl Input {
     }
 }
 
+/// Whether `file` is a terminal (standard input left at the keyboard).
+fn is_terminal(file: &std::fs::File) -> bool {
+    std::io::IsTerminal::is_terminal(file)
+}
+
 /// Opens `path` for reading, refusing a directory by name (on Linux
 /// opening one succeeds and only the map fails, with "No such device").
 pub(crate) fn open_file(path: &Path) -> Result<std::fs::File> {
@@ -206,23 +227,57 @@ pub(crate) fn open_file(path: &Path) -> Result<std::fs::File> {
 
 /// `bytes` themselves, or their gzip decompression (all members, as SNAP's
 /// `.txt.gz` files may hold several). A gzip error names the compressed
-/// byte offset where the data broke off.
+/// byte offset where the data broke off; bytes after the last complete
+/// member that do not start another are called what they are (trailing
+/// garbage, not a truncation); the text is bounded as
+/// [`crate::bounded`] bounds a stream (a gzip of zeros stops at the first
+/// overlong line, not when memory runs out).
 fn decompressed<'a>(bytes: &'a [u8], path: Option<&Path>) -> Result<std::borrow::Cow<'a, [u8]>> {
     if !is_gzip(bytes) {
         return Ok(std::borrow::Cow::Borrowed(bytes));
     }
-    let mut text = Vec::with_capacity(bytes.len().saturating_mul(4));
-    // The buffered decoder reads the slice in place, so what is left of it
-    // tells how far decompression got.
-    let mut decoder = flate2::bufread::MultiGzDecoder::new(bytes);
-    if let Err(error) = decoder.read_to_end(&mut text) {
-        let offset = bytes.len() - decoder.get_ref().len();
-        return Err(Error::Io {
-            path: path.map_or_else(|| PathBuf::from("<input>"), Path::to_path_buf),
-            source: gzip_error(&error, offset, bytes.len(), text.len()),
-        });
+    let shown = path.map_or_else(|| PathBuf::from("<input>"), Path::to_path_buf);
+    let mut text = crate::bounded::TextReader::new(&shown);
+    text.bytes.reserve(bytes.len().saturating_mul(4));
+    let mut rest = bytes;
+    let mut members = 0u64;
+    while !rest.is_empty() {
+        let start = bytes.len() - rest.len();
+        if members > 0 && !is_gzip(rest) {
+            return Err(Error::Io {
+                path: shown.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "the gzip data is whole up to compressed byte {start} ({members} \
+                         member{}, {} bytes of text), then {} bytes follow that are not gzip: \
+                         something was appended to the file; cut them off (`head -c {start}`) or \
+                         compress the text again",
+                        if members == 1 { "" } else { "s" },
+                        text.bytes.len(),
+                        rest.len()
+                    ),
+                ),
+            });
+        }
+        // The buffered decoder reads the slice in place, so what is left of
+        // it tells how far decompression got.
+        let mut decoder = flate2::bufread::GzDecoder::new(rest);
+        match text.read_from(&mut decoder) {
+            Ok(()) => {}
+            Err(crate::bounded::Refused::Text(error)) => return Err(error),
+            Err(crate::bounded::Refused::Io(error)) => {
+                let offset = bytes.len() - decoder.get_ref().len();
+                return Err(Error::Io {
+                    path: shown.clone(),
+                    source: gzip_error(&error, offset, bytes.len(), text.bytes.len()),
+                });
+            }
+        }
+        rest = decoder.into_inner();
+        members += 1;
     }
-    Ok(std::borrow::Cow::Owned(text))
+    Ok(std::borrow::Cow::Owned(text.into_bytes()))
 }
 
 /// A gzip error that says where the compressed data broke off and what to

@@ -107,13 +107,30 @@ pub(crate) fn parse_f32(token: &[u8], expected: &'static str) -> Result<f32, Par
     if let Some(value) = parse_f32_fast(token) {
         return Ok(value);
     }
-    std::str::from_utf8(token)
+    let value = std::str::from_utf8(token)
         .ok()
         .and_then(|text| text.parse::<f32>().ok())
         .ok_or_else(|| ParseErrorKind::NonNumeric {
             token: quote(token),
             expected,
-        })
+        })?;
+    // `1e400` parses as infinity: refused, unless infinity is what the
+    // text says.
+    if value.is_infinite() {
+        let magnitude = token
+            .strip_prefix(b"-")
+            .or_else(|| token.strip_prefix(b"+"))
+            .unwrap_or(token);
+        let spelled =
+            magnitude.eq_ignore_ascii_case(b"inf") || magnitude.eq_ignore_ascii_case(b"infinity");
+        if !spelled {
+            return Err(ParseErrorKind::ValueOutOfRange {
+                token: quote(token),
+                expected,
+            });
+        }
+    }
+    Ok(value)
 }
 
 #[inline]
@@ -289,6 +306,32 @@ mod tests {
         }
         for bad in ["", "-", "e5", "1e", "1.2.3", "abc", "1,5"] {
             assert!(parse_f32(bad.as_bytes(), "w").is_err(), "{bad}");
+        }
+    }
+
+    /// `1e400` was stored as infinity without a word.
+    #[test]
+    fn a_weight_past_f32s_range_is_refused_and_infinity_spelled_out_is_kept() {
+        for big in [
+            "1e400",
+            "-1e39",
+            "3.5e38",
+            "99999999999999999999999999999999999999999",
+        ] {
+            assert!(
+                matches!(
+                    parse_f32(big.as_bytes(), "weight"),
+                    Err(ParseErrorKind::ValueOutOfRange { .. })
+                ),
+                "{big}"
+            );
+        }
+        for spelled in ["inf", "-INF", "+Infinity"] {
+            assert!(
+                parse_f32(spelled.as_bytes(), "weight")
+                    .unwrap()
+                    .is_infinite()
+            );
         }
     }
 }

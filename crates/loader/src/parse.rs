@@ -1151,16 +1151,19 @@ impl Syntax {
             progress.start(data.len());
         }
         let blocks = line_aligned_blocks(data, block_size);
-        let slot_counts: Vec<usize> = blocks
+        let (slot_counts, overlong): (Vec<usize>, Vec<Option<u64>>) = blocks
             .par_iter()
             .map(|range| {
                 let block = &data[range.clone()];
-                let newlines = memchr::memchr_iter(b'\n', block).count();
+                let (newlines, overlong) = count_lines(block);
                 // Only the input's last block can end without a newline.
                 let unterminated = block.last().is_some_and(|&b| b != b'\n');
-                self.slots_for(newlines + usize::from(unterminated))
+                (
+                    self.slots_for(newlines + usize::from(unterminated)),
+                    overlong,
+                )
             })
-            .collect();
+            .unzip();
         let total: usize = slot_counts.iter().sum();
         // Zeroed allocations of this size come straight from the kernel as
         // untouched pages: nothing is written twice.
@@ -1217,6 +1220,17 @@ impl Syntax {
             .map(|(index, (mut buffer, range))| {
                 if index < first_failed.load(Ordering::Relaxed) {
                     self.parse_block(&data[range.clone()], &mut buffer);
+                    // A line past the bound is the error, unless the block
+                    // failed before it.
+                    if let Some(line) = overlong[index]
+                        && buffer
+                            .summary
+                            .error
+                            .as_ref()
+                            .is_none_or(|e| e.lines_before >= line)
+                    {
+                        buffer.summary.error = Some(overlong_line(line));
+                    }
                     if buffer.summary.error.is_some() {
                         first_failed.fetch_min(index, Ordering::Relaxed);
                     }
@@ -1249,6 +1263,42 @@ fn split_by_lengths<T>(
         slice = tail;
     }
     pieces
+}
+
+/// The longest line a text graph may have: an edge line is tens of bytes,
+/// and a line of a mebibyte is not one (`/dev/zero`, a binary file, a
+/// file with CR line endings read whole as one line).
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The newlines in `block` and the 0-based index of its first line longer
+/// than [`MAX_LINE_BYTES`] (its newline not counted), if any: one pass of
+/// `memchr` over the block, the counting pass the parsers make anyway.
+pub(crate) fn count_lines(block: &[u8]) -> (usize, Option<u64>) {
+    let mut newlines = 0;
+    let mut line_start = 0;
+    let mut overlong = None;
+    for at in memchr::memchr_iter(b'\n', block) {
+        if overlong.is_none() && at - line_start > MAX_LINE_BYTES {
+            overlong = Some(newlines as u64);
+        }
+        newlines += 1;
+        line_start = at + 1;
+    }
+    if overlong.is_none() && block.len() - line_start > MAX_LINE_BYTES {
+        overlong = Some(newlines as u64);
+    }
+    (newlines, overlong)
+}
+
+/// The error for a line past [`MAX_LINE_BYTES`], after `lines_before` others.
+pub(crate) fn overlong_line(lines_before: u64) -> LocalError {
+    LocalError {
+        lines_before,
+        column: MAX_LINE_BYTES as u64 + 1,
+        kind: ParseErrorKind::LineTooLong {
+            limit: MAX_LINE_BYTES as u64,
+        },
+    }
 }
 
 /// Splits `data` into ranges of about `block_size` bytes, each starting at a

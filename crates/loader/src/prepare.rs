@@ -159,6 +159,7 @@ pub(crate) fn prepare<'a>(
     } else if let Some(first) = &first
         && options.ids != IdMode::Strings
         && !ids_look_numeric(first.bytes, delimiter)
+        && names_two_columns(first.bytes, delimiter)
         && lines
             .next()
             .is_some_and(|second| ids_look_numeric(second.bytes, delimiter))
@@ -185,6 +186,15 @@ pub(crate) fn prepare<'a>(
         IdMode::Auto => IdPlan::Numeric { relabel: true },
     };
     Ok(prepared)
+}
+
+/// Whether the line's first two fields are both there and not empty: a
+/// header row names its columns (`1,,5` is an edge line with a field
+/// missing, not a header).
+fn names_two_columns(line: &[u8], delimiter: Delimiter) -> bool {
+    let mut pos = 0;
+    let mut named = || next_field(line, &mut pos, delimiter).is_some_and(|(_, t)| !t.is_empty());
+    named() && named()
 }
 
 /// Fields on the first edge line (after the header row, if any).
@@ -217,6 +227,34 @@ pub(crate) fn explain(error: Error, prepared: &Prepared<'_>) -> Error {
             kind: ParseErrorKind::NotText { byte: line[at] },
         };
     }
+    // A carriage return inside the line, not just before its newline: the
+    // file's lines end with CR alone (`3\r3` read as one field).
+    let body = line.strip_suffix(b"\r").unwrap_or(line);
+    if let Some(at) = memchr::memchr(b'\r', body) {
+        location.column = at as u64 + 1;
+        return Error::Parse {
+            location,
+            kind: ParseErrorKind::CrLineEndings,
+        };
+    }
+    // A delimited file whose line has no delimiter but blanks (a `.tsv` of
+    // spaces, `--delimiter tab` on a blank-separated file).
+    if let Some(delimiter) = prepared.delimiter.char()
+        && prepared.format != Format::MatrixMarket
+        && !body.contains(&(delimiter as u8))
+        && body.iter().any(|&b| b == b' ' || b == b'\t')
+        && matches!(
+            kind,
+            ParseErrorKind::NonNumeric { .. }
+                | ParseErrorKind::MissingField { .. }
+                | ParseErrorKind::UnexpectedEof { .. }
+        )
+    {
+        return Error::Parse {
+            location,
+            kind: ParseErrorKind::DelimiterNotFound { delimiter },
+        };
+    }
     let reads_blanks =
         prepared.delimiter == Delimiter::Blanks && prepared.format != Format::MatrixMarket;
     let separator = line
@@ -224,6 +262,21 @@ pub(crate) fn explain(error: Error, prepared: &Prepared<'_>) -> Error {
         .find(|&&b| b == b',' || b == b';')
         .filter(|_| reads_blanks)
         .map(|&b| char::from(b));
+    // A word on the first data line where a number belongs, no header row
+    // skipped: say what `--header` does.
+    let first_data_line = data_lines(prepared.text, prepared.body, prepared.body_line)
+        .next()
+        .map(|l| l.number);
+    let kind = match kind {
+        ParseErrorKind::NonNumeric { token, expected }
+            if prepared.body == 0
+                && first_data_line == Some(location.line)
+                && prepared.format != Format::MatrixMarket =>
+        {
+            ParseErrorKind::FirstLineNotNumeric { token, expected }
+        }
+        kind => kind,
+    };
     let kind = match (kind, separator) {
         (ParseErrorKind::MissingField { expected }, Some(found)) => {
             ParseErrorKind::FieldsNotSeparated { expected, found }

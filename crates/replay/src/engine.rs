@@ -354,10 +354,11 @@ pub fn replay<S: DynamicStore>(
         let mut group_end = (next_batch + group_batches).min(batch_count);
         if let Some(every) = every {
             // End the group at the next checkpoint.
-            let checkpoint = (next_batch / every + 1) * every;
+            let checkpoint = (next_batch / every + 1).saturating_mul(every);
             group_end = group_end.min(checkpoint);
         }
-        let arrival = |b: usize| (base_len + b * batch).min(len);
+        // Saturating: a batch of `usize::MAX` arrivals is the whole rest.
+        let arrival = |b: usize| base_len.saturating_add(b.saturating_mul(batch)).min(len);
 
         deletes.clear();
         delete_starts.clear();

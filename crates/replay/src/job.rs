@@ -27,13 +27,14 @@
 
 use crate::checkpoints::KernelCheckpoints;
 use crate::engine::{Observer, Position, ReplayOptions, StoreSummary, replay};
+use crate::kept::KeptStore;
 use crate::maintained::{KernelMode, MaintainedKernels};
 use crate::plan::{Choice, plan};
 use crate::registry::{StoreKind, StoreSettings, StoreVisitor};
 use crate::report::{InputSummary, Report};
 use crate::stream::{Order, Stream};
 use crate::window::Window;
-use dyngraph_core::{DynamicStore, Error, Result, Semantics, VertexId};
+use dyngraph_core::{DynamicStore, Error, IdKind, Result, Semantics, VertexId};
 use dyngraph_durable::DurableVcsr;
 use dyngraph_kernels::KernelName;
 use dyngraph_loader::{EdgeStream, LoadOptions, load_edge_stream};
@@ -74,7 +75,74 @@ pub struct ReplaySpec {
     /// Check every kernel result with its verifier.
     pub verify: bool,
     /// The source of BFS and SSSP; default: the first arrival's source.
-    pub source: Option<VertexId>,
+    pub source: Option<SourceVertex>,
+}
+
+/// The vertex BFS and SSSP start from, as the caller names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceVertex {
+    /// A vertex id of the replayed graph.
+    Vertex(VertexId),
+    /// As a user writes it (`--source`): the original id or key when the
+    /// input's ids were relabelled (or a kept store keeps keys), else a
+    /// vertex id in decimal.
+    Named(String),
+}
+
+impl SourceVertex {
+    /// The vertex this names in `stream`, checked against its vertices.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `--source`: a key the stream does
+    /// not have, an id past its vertices, text that is neither.
+    pub fn resolve(&self, stream: &Stream) -> Result<VertexId> {
+        let vertices = stream.vertex_count();
+        let refuse = |why: String| Err(Error::InvalidArgument(format!("--source {why}")));
+        let vertex = match (self, &stream.ids) {
+            (SourceVertex::Vertex(v), _) => *v,
+            (SourceVertex::Named(text), Some(ids)) => {
+                let found = match ids.kind() {
+                    IdKind::Integers => text
+                        .parse::<u64>()
+                        .ok()
+                        .and_then(|k| ids.vertex_of_integer(k)),
+                    IdKind::Strings => ids.vertex_of_str(text),
+                };
+                match found {
+                    Some(v) => v,
+                    None => {
+                        return refuse(format!(
+                            "{text}: no vertex has that {} (the input's {} ids were relabelled; \
+                             --source names a vertex by its original id)",
+                            if ids.kind() == IdKind::Strings {
+                                "key"
+                            } else {
+                                "id"
+                            },
+                            ids.kind()
+                        ));
+                    }
+                }
+            }
+            (SourceVertex::Named(text), None) => match text.parse::<VertexId>() {
+                Ok(v) => v,
+                Err(_) => {
+                    return refuse(format!(
+                        "{text:?} is not a vertex id (a whole number from 0; the input's ids \
+                         were not relabelled)"
+                    ));
+                }
+            },
+        };
+        if vertex as usize >= vertices {
+            return refuse(format!(
+                "{vertex} is not a vertex of the replayed graph (it has {vertices} vertices, \
+                 0..{}): pick one below that",
+                vertices.saturating_sub(1)
+            ));
+        }
+        Ok(vertex)
+    }
 }
 
 impl ReplaySpec {
@@ -117,22 +185,6 @@ impl ReplaySpec {
             return Err(Error::InvalidArgument(
                 "no store to replay into: name at least one".into(),
             ));
-        }
-        if self.stores.contains(&StoreKind::Durable)
-            && let Some(dir) = &self.settings.durable_dir
-        {
-            if dir.is_file() {
-                return Err(Error::InvalidArgument(format!(
-                    "{} is a file: the durable store needs a directory",
-                    dir.display()
-                )));
-            }
-            if !self.settings.append && DurableVcsr::is_store_dir(dir) {
-                return Err(Error::InvalidArgument(format!(
-                    "{} already holds a durable store: append to it (`append` in the settings, --append on the command line), or pick another directory",
-                    dir.display()
-                )));
-            }
         }
         Ok(())
     }
@@ -222,8 +274,22 @@ pub fn run_reading(
     stop: &AtomicBool,
 ) -> Result<Report> {
     spec.check()?;
-    let stream = prepare_stream(spec, read(spec)?)?;
-    run_on(spec, &stream, progress, stop)
+    let Some(kept) = KeptStore::find(spec)? else {
+        let stream = prepare_stream(spec, read(spec)?)?;
+        return run_on(spec, &stream, progress, stop);
+    };
+    // A kept store decides how the input's ids are read, and maps them
+    // onto its vertices.
+    let mut spec = spec.clone();
+    let asked = spec.load.ids;
+    spec.load.ids = kept.id_mode(asked)?;
+    let edges = read(&spec).map_err(|error| kept.explain_read_error(error, asked))?;
+    let mut stream = prepare_stream(&spec, edges)?;
+    let (keys, note) = kept.attach(&mut stream, &spec.input)?;
+    spec.settings.durable_keys = keys;
+    let mut report = run_on(&spec, &stream, progress, stop)?;
+    report.notes.extend(note);
+    Ok(report)
 }
 
 /// [`run`] on a stream already read (with [`read_stream`]).
@@ -240,9 +306,10 @@ pub fn run_on(
         &spec.kernels,
         stream.weights.is_some(),
     );
-    let source = spec
-        .source
-        .unwrap_or_else(|| stream.src.first().copied().unwrap_or(0));
+    let source = match &spec.source {
+        Some(source) => source.resolve(stream)?,
+        None => stream.src.first().copied().unwrap_or(0),
+    };
     let mut notes = Vec::new();
     if let Some(ids) = &stream.ids {
         notes.push(format!("{}: {}", spec.input.display(), ids.relabel_note()));

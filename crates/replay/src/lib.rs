@@ -34,6 +34,7 @@
 mod checkpoints;
 mod engine;
 mod job;
+mod kept;
 mod maintained;
 mod plan;
 mod registry;
@@ -46,7 +47,9 @@ pub use engine::{
     GroupRecord, KernelPoint, KernelSummary, Latency, NoObserver, Observer, Position, RankedVertex,
     ReplayOptions, StoreSummary, replay,
 };
-pub use job::{ReplayProgress, ReplaySpec, prepare_stream, read_stream, run, run_on, run_reading};
+pub use job::{
+    ReplayProgress, ReplaySpec, SourceVertex, prepare_stream, read_stream, run, run_on, run_reading,
+};
 pub use maintained::{KernelMode, MaintainedKernels, MaintainedSummary, is_maintainable};
 pub use plan::{Choice, StorePlan, plan};
 pub use registry::{GapPolicyKind, StoreKind, StoreSettings, StoreVisitor};

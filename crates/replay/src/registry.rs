@@ -27,13 +27,14 @@
 //! # Ok::<(), dyngraph_core::Error>(())
 //! ```
 
-use dyngraph_core::{Capabilities, CsrRebuild, DynamicStore, Error, Result, StoreOptions};
+use dyngraph_core::{Capabilities, CsrRebuild, DynamicStore, Error, IdMap, Result, StoreOptions};
 use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 use dyngraph_durable::{DurableOptions, DurableVcsr, SyncPolicy};
 use dyngraph_vcsr::{Bal, DegreeProportional, Even, HistoryAdaptive, Pcsr, Vcsr, VcsrOptions};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// Generic work to run on the store type a [`StoreKind`] names.
 pub trait StoreVisitor {
@@ -77,6 +78,10 @@ pub struct StoreSettings {
     /// A `durable_dir` that already holds a store is opened and appended
     /// to (after recovery, if its last run crashed) instead of refused.
     pub append: bool,
+    /// The key map the durable store keeps beside its edges
+    /// ([`DurableOptions::keys`]): the replay job sets it from the input's
+    /// relabelled ids, mapped through the kept store's keys on an append.
+    pub durable_keys: Option<Arc<IdMap>>,
     /// Bytes of changed pages the durable store holds in memory before a
     /// checkpoint writes them to its files
     /// ([`DurableOptions::max_changed_bytes`]); `None`: its default, half
@@ -168,7 +173,8 @@ stores! {
     Durable = "durable" => {
         let mut options = DurableOptions::from(shared)
             .sync(settings.sync)
-            .append(settings.append);
+            .append(settings.append)
+            .keys(settings.durable_keys.clone());
         if let Some(dir) = &settings.durable_dir {
             options = options.dir(dir);
         }

@@ -3,14 +3,14 @@
 //! kernels on the same stream (both the dist crate's test helpers, which
 //! its own process tests use too).
 
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, unused_imports)]
 
 #[path = "../../../dist/tests/common/mod.rs"]
 mod dist;
 
 pub use dist::*;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// The CLI under test.
 pub const DYNGRAPH: &str = env!("CARGO_BIN_EXE_dyngraph");
@@ -20,4 +20,17 @@ pub fn replay_command(file: &Path, args: &[String]) -> Command {
     let mut command = Command::new(DYNGRAPH);
     command.arg("replay").arg(file).args(args);
     command
+}
+
+/// Runs the CLI with `args` to its end.
+pub fn dyngraph(args: &[&str]) -> Output {
+    Command::new(DYNGRAPH)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// What a run wrote on stderr.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }

@@ -1,6 +1,6 @@
 //! Creating, opening (writable or read-only) and closing a store.
 
-use super::{DurableVcsr, UndoLog};
+use super::{DurableVcsr, StoreDir, UndoLog};
 use crate::files::{read_file, write_atomic, write_new_file};
 use crate::format::wal::record_stride;
 use crate::format::{
@@ -34,29 +34,33 @@ fn temporary_dir() -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Refuses a path that is not a directory holding a store, saying which.
+/// Refuses a path that is not a directory holding a store, saying what
+/// it holds instead.
 fn check_store_dir(dir: &Path) -> Result<()> {
-    if !dir.exists() {
-        return Err(io(
+    match DurableVcsr::inspect_dir(dir)? {
+        StoreDir::Store { .. } => Ok(()),
+        StoreDir::Vacant if !dir.exists() => Err(io(
             dir,
             std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
-        ));
-    }
-    if !dir.is_dir() {
-        return Err(invalid(
+        )),
+        StoreDir::Vacant => Err(invalid(
+            &dir.join(SUPERBLOCK_FILE),
+            "missing: the directory is empty, it holds no durable store",
+        )),
+        StoreDir::NotADirectory => Err(invalid(
             dir,
             "a file, not a durable store directory (a store is the directory given to \
              `replay --store durable --dir`)",
-        ));
+        )),
+        StoreDir::Damaged { reason } => Err(invalid(dir, reason)),
+        StoreDir::Foreign { entries } => Err(invalid(
+            dir,
+            format!(
+                "holds no durable store: its files ({}) are not a store's",
+                entries.join(", ")
+            ),
+        )),
     }
-    let sb = dir.join(SUPERBLOCK_FILE);
-    if !sb.exists() {
-        return Err(invalid(
-            &sb,
-            "missing: the directory holds no durable store (or its creation never finished)",
-        ));
-    }
-    Ok(())
 }
 
 /// Writes the files of a new, empty side: the array (header and free
@@ -159,11 +163,31 @@ impl DurableVcsr {
         edges: Option<&S>,
     ) -> Result<Self> {
         options.check()?;
-        if dir.exists() && !dir.is_dir() {
-            return Err(invalid(
-                &dir,
-                "a file, not a directory: a durable store is a directory",
-            ));
+        // Nothing that is not ours is written over: only a missing or
+        // empty directory takes a new store.
+        match Self::inspect_dir(&dir)? {
+            StoreDir::Vacant => {}
+            StoreDir::NotADirectory => {
+                return Err(invalid(
+                    &dir,
+                    "a file, not a directory: a durable store is a directory",
+                ));
+            }
+            StoreDir::Store { .. } => {
+                return Err(Error::InvalidArgument(format!(
+                    "{} already holds a durable store; open it instead",
+                    dir.display()
+                )));
+            }
+            StoreDir::Damaged { reason } => return Err(invalid(&dir, reason)),
+            StoreDir::Foreign { entries } => {
+                return Err(Error::InvalidArgument(format!(
+                    "{} is not empty ({}): a new durable store goes in an empty or new \
+                     directory, and nothing in this one is written over",
+                    dir.display(),
+                    entries.join(", ")
+                )));
+            }
         }
         std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
         let writer = WriterLock::acquire(&dir)?;
@@ -211,6 +235,11 @@ impl DurableVcsr {
         }
         if let Some(edges) = edges {
             store.bulk_load(edges)?;
+        }
+        // The keys before the superblock: a store that exists names every
+        // vertex of its edges.
+        if let Some(keys) = &options.keys {
+            crate::keys::save_keys(&store.dir, keys, None)?;
         }
         let bytes = superblock.encode();
         write_atomic(&store.dir, SUPERBLOCK_FILE, &bytes)?;
@@ -638,6 +667,14 @@ impl DurableVcsr {
                 sb.in_edges, want.in_edges
             ));
         }
+        let keyed = dir.join(crate::KEYS_FILE).exists();
+        if keyed != options.keys.is_some() {
+            differences.push(if keyed {
+                "its vertices named by keys (asked for vertex ids as they are)".to_string()
+            } else {
+                "vertex ids as they are, no keys (asked for keyed vertices)".to_string()
+            });
+        }
         if !differences.is_empty() {
             return Err(Error::InvalidArgument(format!(
                 "{} holds a durable store with {}: append with the same options, or pick \
@@ -662,11 +699,17 @@ impl DurableVcsr {
     /// (every page and edge-log region against its checksum, the log
     /// groups, a scan of the pivots and chains, and an in-memory recovery if
     /// the store was not closed cleanly) followed by
-    /// [`DurableVcsr::validate`]. Returns what the open found; a damaged
-    /// store is an error naming the file and the byte offset.
+    /// [`DurableVcsr::validate`]. It judges what a reopen would serve: a
+    /// checkpoint cut short by a crash is undone first, in memory, as
+    /// recovery undoes it, and the pages are checked after that (the
+    /// files' own pages fail their checksums until `recover` writes the
+    /// undo record back). Returns what the open found; a damaged store is
+    /// an error naming the file and the byte offset.
     pub fn check_dir(dir: impl AsRef<Path>) -> Result<RecoveryReport> {
         let store = Self::open_read_only(dir)?;
-        store.validate()?;
+        let undone =
+            !store.recovery.undo_restored.is_empty() || store.recovery.undo_ranges_restored > 0;
+        store.validate_with(!undone)?;
         Ok(store.recovery.clone())
     }
 

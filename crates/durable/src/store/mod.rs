@@ -7,9 +7,12 @@
 //! live store against its files.
 
 mod checkpoint;
+mod inspect;
 mod lifecycle;
 mod recovery;
 mod validate;
+
+pub use inspect::StoreDir;
 
 use crate::format::wal::Record;
 use crate::format::{Mark, Superblock};
