@@ -11,9 +11,10 @@ use dyngraph::core::Semantics;
 use dyngraph::durable::{DurableVcsr, GroupCommit, SyncPolicy};
 use dyngraph::kernels::KernelName;
 use dyngraph::replay::{
-    Choice, GapPolicyKind, KernelMode, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report,
-    SourceVertex, StoreKind, StoreSettings, Window,
+    Choice, KernelMode, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report, SourceVertex,
+    Window,
 };
+use dyngraph::stores::{GapPolicyKind, StoreKind, StoreSettings};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;

@@ -10,7 +10,7 @@ use dyngraph::durable::DurableVcsr;
 use dyngraph::kernels::KernelName;
 use dyngraph::loader::EdgeStream;
 use dyngraph::replay::kernel_options;
-use dyngraph::replay::{StoreKind, StoreSettings, StoreVisitor};
+use dyngraph::stores::{StoreKind, StoreSettings, StoreVisitor};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;

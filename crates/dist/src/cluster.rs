@@ -8,7 +8,7 @@ use crate::input::{DistInput, SharedGenerated};
 use crate::mailbox::{Heartbeat, Place};
 use crate::run::{DistOptions, DistReport, run_worker};
 use crate::spec::Fingerprint;
-use dyngraph_core::{DynamicStore, Error, Result};
+use dyngraph_core::{DynamicStore, Error, Result, StoreConfig};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -271,7 +271,25 @@ pub fn replay<S: DynamicStore + 'static>(
     cluster: &Cluster,
     input: DistInput,
     options: DistOptions,
-) -> Result<Option<DistReport>> {
+) -> Result<Option<DistReport>>
+where
+    S::Options: Send + Sync,
+{
+    let store = S::Options::from_shared(options.store);
+    replay_with::<S>(cluster, input, options, store)
+}
+
+/// [`replay`] with the stores' own options (a gap policy, a sync policy),
+/// as the registry builds them; their shared part is `options.store`'s.
+pub fn replay_with<S: DynamicStore + 'static>(
+    cluster: &Cluster,
+    input: DistInput,
+    options: DistOptions,
+    store: S::Options,
+) -> Result<Option<DistReport>>
+where
+    S::Options: Send + Sync,
+{
     crate::quiet::install();
     let stall_timeout = options.stall_timeout;
     let spec = crate::spec::fingerprint(S::NAME, &input, &options);
@@ -296,7 +314,8 @@ pub fn replay<S: DynamicStore + 'static>(
                         threads,
                         heartbeat: beat.clone(),
                     };
-                    let result = run_worker::<S>(worker, place, &input, &generated, &options);
+                    let result =
+                        run_worker::<S>(worker, place, &input, &generated, &options, &store);
                     // The result is final here; timely then waits for
                     // every peer's last progress message before the thread
                     // ends, which a stopped peer never sends.

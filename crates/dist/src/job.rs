@@ -11,7 +11,8 @@
 //! ```
 //! use dyngraph_dist::{Cluster, DistSettings, run_spec};
 //! use dyngraph_kernels::KernelName;
-//! use dyngraph_replay::{ReplaySpec, StoreKind};
+//! use dyngraph_replay::ReplaySpec;
+//! use dyngraph_stores::StoreKind;
 //!
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
 //! let mut spec = ReplaySpec::new(path);
@@ -30,16 +31,14 @@
 //! # Ok::<(), dyngraph_core::Error>(())
 //! ```
 
-use crate::cluster::{Cluster, replay};
+use crate::cluster::{Cluster, replay_with};
 use crate::input::DistInput;
 use crate::partition::Partitioner;
 use crate::run::{ClusterShape, DistOptions, DistReport, WorkerCounters};
 use dyngraph_core::{DynamicStore, Error, Result, Semantics};
 use dyngraph_kernels::KernelOutput;
-use dyngraph_replay::{
-    InputSummary, KernelMode, Order, ReplaySpec, Report, SourceVertex, StoreKind, StoreVisitor,
-    plan,
-};
+use dyngraph_replay::{InputSummary, KernelMode, Order, ReplaySpec, Report, SourceVertex, plan};
+use dyngraph_stores::{StoreKind, StoreVisitor};
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -341,9 +340,14 @@ struct OnCluster<'a> {
 impl StoreVisitor for OnCluster<'_> {
     type Output = Result<Option<DistReport>>;
 
-    fn visit<S: DynamicStore + 'static>(self, _: S::Options) -> Result<Option<DistReport>> {
+    /// The store's options as the registry built them (a gap policy
+    /// included) go to every worker.
+    fn visit<S: DynamicStore + 'static>(self, options: S::Options) -> Result<Option<DistReport>>
+    where
+        S::Options: Send + Sync,
+    {
         let input = DistInput::File(self.spec.input.clone());
-        replay::<S>(self.cluster, input, self.options)
+        replay_with::<S>(self.cluster, input, self.options, options)
     }
 }
 

@@ -133,7 +133,7 @@ mod run;
 mod shipment;
 mod spec;
 
-pub use cluster::{Cluster, replay};
+pub use cluster::{Cluster, replay, replay_with};
 pub use input::DistInput;
 pub use job::{DistSettings, DistributedReport, DistributedRun, run_spec};
 pub use kernels::is_distributed;

@@ -68,8 +68,16 @@ impl<S: DynamicStore> Partition<S> {
         options: StoreOptions,
         windowed: bool,
         shipments: Vec<Shipment>,
+        store: &S::Options,
     ) -> Result<Self> {
-        let store_options = options.in_edges(false);
+        // The store's own knobs as given (a gap policy, a sync policy),
+        // the shared ones the run's, without in-edges: the reversed copies
+        // live in a second store.
+        let own = || {
+            let mut own = store.clone();
+            *own.shared_mut() = options.in_edges(false);
+            own
+        };
         let tracking = || {
             (windowed && options.semantics == Semantics::Simple).then(EffectiveArrivals::default)
         };
@@ -81,10 +89,7 @@ impl<S: DynamicStore> Partition<S> {
             owned: Vec::new(),
             is_owned: Vec::new(),
             out: Side {
-                store: S::from_edges(
-                    &EdgeColumns::default(),
-                    S::Options::from_shared(store_options),
-                )?,
+                store: S::from_edges(&EdgeColumns::default(), own())?,
                 tracking: tracking(),
             },
             // Present from the start, so that the base's reversed copies
@@ -92,10 +97,7 @@ impl<S: DynamicStore> Partition<S> {
             // semantics deletes a copy only if its arrival inserted it).
             incoming: match options.in_edges {
                 true => Some(Side {
-                    store: S::from_edges(
-                        &EdgeColumns::default(),
-                        S::Options::from_shared(store_options),
-                    )?,
+                    store: S::from_edges(&EdgeColumns::default(), own())?,
                     tracking: tracking(),
                 }),
                 false => None,
@@ -111,13 +113,13 @@ impl<S: DynamicStore> Partition<S> {
         // The base's shipments are gone; their memory goes back before the
         // stores are built (the peak of a load).
         crate::memory::release_freed();
-        partition.out.store = S::from_edges(&out.inserts, S::Options::from_shared(store_options))?;
+        partition.out.store = S::from_edges(&out.inserts, own())?;
         partition.out.store.end_batch()?;
         partition.edges_inserted = partition.out.store.edge_count();
         drop(out);
         crate::memory::release_freed();
         if let Some(side) = &mut partition.incoming {
-            side.store = S::from_edges(&incoming.inserts, S::Options::from_shared(store_options))?;
+            side.store = S::from_edges(&incoming.inserts, own())?;
             side.store.end_batch()?;
         }
         drop(incoming);
@@ -467,9 +469,16 @@ mod tests {
             shipment(0, Op::Insert, false, &[(0, 2, 4), (1, 4, 7)]),
             shipment(1, Op::Insert, true, &[(2, 9, 6)]),
         ];
-        let partition =
-            Partition::<CsrRebuild>::build(0, 2, Partitioner::Modulo, options, false, shipments)
-                .unwrap();
+        let partition = Partition::<CsrRebuild>::build(
+            0,
+            2,
+            Partitioner::Modulo,
+            options,
+            false,
+            shipments,
+            &options,
+        )
+        .unwrap();
         // First seen in arrival order: 2, 4, 7, then 6 and 9 from the reversed copy.
         let globals: Vec<VertexId> = (0..5).map(|l| partition.ids.global(l)).collect();
         assert_eq!(globals, [2, 4, 7, 6, 9]);
@@ -496,6 +505,7 @@ mod tests {
             options,
             true,
             vec![shipment(0, Op::Insert, false, &[(0, 1, 2), (1, 1, 2)])],
+            &options,
         )
         .unwrap();
         assert_eq!(partition.out_edges(), 1);

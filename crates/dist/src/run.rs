@@ -209,10 +209,12 @@ impl DistReport {
 }
 
 /// A worker's state in the replay loop.
-struct Run<'a, S> {
+struct Run<'a, S: DynamicStore> {
     worker: &'a mut Worker,
     place: Place,
     options: &'a DistOptions,
+    /// The stores' own options (their shared part is `options.store`'s).
+    store_options: &'a S::Options,
     collective: Collective,
     courier: Courier,
     packets: Mailbox<Packet>,
@@ -237,6 +239,7 @@ pub(crate) fn run_worker<S: DynamicStore + 'static>(
     input: &DistInput,
     generated: &SharedGenerated,
     options: &DistOptions,
+    store_options: &S::Options,
 ) -> Result<Option<DistReport>> {
     let collective = Collective::new(worker, place.clone());
     let courier = Courier::new(
@@ -254,6 +257,7 @@ pub(crate) fn run_worker<S: DynamicStore + 'static>(
         worker,
         place: place.clone(),
         options,
+        store_options,
         collective,
         courier,
         packets,
@@ -514,6 +518,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             options.store.weighted(self.weighted),
             window.is_some(),
             received,
+            self.store_options,
         );
         let failure = built.as_ref().err().map(ToString::to_string);
         self.collective

@@ -92,7 +92,10 @@ fn check_report(report: &DistReport, options: &DistOptions, what: &str) {
     assert_outputs(&report.outputs, &single, what, false);
 }
 
-fn check_threads<S: DynamicStore + 'static>(semantics: Semantics) {
+fn check_threads<S: DynamicStore + 'static>(semantics: Semantics)
+where
+    S::Options: Send + Sync,
+{
     let options = workload(semantics);
     let report = replay::<S>(
         &Cluster::threads(3),
@@ -258,4 +261,34 @@ fn a_killed_process_ends_the_others_on_every_real_store() {
             );
         }
     }
+}
+
+/// Issue 36: `OnCluster::visit` dropped the options the registry built
+/// and rebuilt them from the shared ones, so `--gap-policy` under
+/// `--workers` was ignored. The same replay with two gap policies moves
+/// different elements; with the same policy, the same.
+#[test]
+fn the_registry_s_store_options_reach_every_worker() {
+    use dyngraph_dist::{DistSettings, run_spec};
+    use dyngraph_replay::ReplaySpec;
+    use dyngraph_stores::{GapPolicyKind, StoreKind};
+    let moved = |policy: GapPolicyKind| {
+        let mut spec = ReplaySpec::new(college_msg());
+        spec.stores = vec![StoreKind::Vcsr];
+        spec.replay.batch = 5000;
+        spec.settings.gap_policy = policy;
+        let report = run_spec(&spec, &Cluster::threads(2), &DistSettings::default())
+            .unwrap()
+            .expect("this process reports");
+        report.report.stores[0]
+            .elements_moved
+            .expect("Vcsr counts its moves")
+    };
+    let degree = moved(GapPolicyKind::DegreeProportional);
+    assert_eq!(degree, moved(GapPolicyKind::DegreeProportional));
+    assert_ne!(
+        degree,
+        moved(GapPolicyKind::Even),
+        "the gap policy did not reach the stores"
+    );
 }

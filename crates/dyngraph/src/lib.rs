@@ -81,10 +81,10 @@
 //!
 //! # The store registry
 //!
-//! `replay::StoreKind` names every store (`"vcsr"`, `"csrpp"`, ...) and
+//! `stores::StoreKind` names every store (`"vcsr"`, `"csrpp"`, ...) and
 //! runs generic code on the type a name picks (`StoreKind::visit` with a
-//! `replay::StoreVisitor`); the CLI, the replay job, `dist` and the benches
-//! all dispatch through it. `replay::ReplaySpec` describes a whole replay
+//! `stores::StoreVisitor`); the CLI, the replay job, `dist`, the benches
+//! and the every-store tests all dispatch through it. `replay::ReplaySpec` describes a whole replay
 //! (input, stores, batches, window, kernels) and `replay::run` returns its
 //! `replay::Report`: what `dyngraph replay` prints.
 //!
@@ -156,6 +156,9 @@ pub use dyngraph_loader as loader;
 pub use dyngraph_pma as pma;
 #[cfg(feature = "replay")]
 pub use dyngraph_replay as replay;
+/// The store registry: every store by name, its capabilities and
+/// settings (`dyngraph-stores`).
+pub use dyngraph_stores as stores;
 #[cfg(feature = "vcsr")]
 pub use dyngraph_vcsr as vcsr;
 #[cfg(feature = "vcsr")]
@@ -178,8 +181,6 @@ pub mod prelude {
     pub use dyngraph_core::Graph as _;
     #[cfg(feature = "durable")]
     pub use dyngraph_durable::{DurableOptions, DurableVcsr, SyncPolicy};
-    #[cfg(feature = "replay")]
-    pub use dyngraph_replay::{StoreKind, StoreSettings, StoreVisitor};
 
     #[cfg(feature = "csrpp")]
     pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};

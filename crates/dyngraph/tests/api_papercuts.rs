@@ -3,6 +3,7 @@
 //! as the only import.
 
 use dyngraph::prelude::*;
+use dyngraph::stores::{StoreKind, StoreSettings, StoreVisitor};
 
 fn ring(n: u32) -> Vec<Edge> {
     (0..n).map(|v| Edge::new(v, (v + 1) % n)).collect()

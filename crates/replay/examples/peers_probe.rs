@@ -26,10 +26,8 @@ use dyngraph_core::{
 };
 use dyngraph_kernels::{KernelName, KernelOptions, run};
 use dyngraph_loader::{LoadOptions, load_edge_stream};
-use dyngraph_replay::{
-    NoObserver, ReplayOptions, StoreKind, StoreSettings, StoreVisitor, Stream, kernel_options,
-    replay,
-};
+use dyngraph_replay::{NoObserver, ReplayOptions, Stream, kernel_options, replay};
+use dyngraph_stores::{StoreKind, StoreSettings, StoreVisitor};
 use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;

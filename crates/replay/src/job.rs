@@ -8,7 +8,8 @@
 //! spec and prints the report.
 //!
 //! ```
-//! use dyngraph_replay::{ReplaySpec, StoreKind, run};
+//! use dyngraph_replay::{ReplaySpec, run};
+//! use dyngraph_stores::StoreKind;
 //! use dyngraph_kernels::KernelName;
 //! use std::sync::atomic::AtomicBool;
 //!
@@ -27,17 +28,16 @@
 
 use crate::checkpoints::KernelCheckpoints;
 use crate::engine::{Observer, Position, ReplayOptions, StoreSummary, replay};
-use crate::kept::KeptStore;
+use crate::kept;
 use crate::maintained::{KernelMode, MaintainedKernels};
 use crate::plan::{Choice, plan};
-use crate::registry::{StoreKind, StoreSettings, StoreVisitor};
 use crate::report::{InputSummary, Report};
 use crate::stream::{Order, Stream};
 use crate::window::Window;
 use dyngraph_core::{DynamicStore, Error, IdKind, Result, Semantics, VertexId};
-use dyngraph_durable::DurableVcsr;
 use dyngraph_kernels::KernelName;
 use dyngraph_loader::{EdgeStream, LoadOptions, load_edge_stream};
+use dyngraph_stores::{KeptStore, StoreKind, StoreSettings, StoreVisitor};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -274,7 +274,7 @@ pub fn run_reading(
     stop: &AtomicBool,
 ) -> Result<Report> {
     spec.check()?;
-    let Some(kept) = KeptStore::find(spec)? else {
+    let Some(kept) = KeptStore::find(&spec.stores, &spec.settings)? else {
         let stream = prepare_stream(spec, read(spec)?)?;
         return run_on(spec, &stream, progress, stop);
     };
@@ -282,12 +282,19 @@ pub fn run_reading(
     // onto its vertices.
     let mut spec = spec.clone();
     let asked = spec.load.ids;
-    spec.load.ids = kept.id_mode(asked)?;
-    let edges = read(&spec).map_err(|error| kept.explain_read_error(error, asked))?;
+    spec.load.ids = kept::id_mode(&kept, asked)?;
+    let edges = read(&spec).map_err(|error| kept::explain_read_error(&kept, error, asked))?;
     let mut stream = prepare_stream(&spec, edges)?;
-    let (keys, note) = kept.attach(&mut stream, &spec.input)?;
+    let appending = matches!(kept, KeptStore::Append { .. });
+    let (keys, note) = kept::attach(kept, &mut stream, &spec.input)?;
     spec.settings.durable_keys = keys;
     let mut report = run_on(&spec, &stream, progress, stop)?;
+    if appending && let Some(dir) = &spec.settings.durable_dir {
+        report.notes.push(format!(
+            "appending to the durable store in {} (the base goes in as one batch)",
+            dir.display()
+        ));
+    }
     report.notes.extend(note);
     Ok(report)
 }
@@ -313,16 +320,6 @@ pub fn run_on(
     let mut notes = Vec::new();
     if let Some(ids) = &stream.ids {
         notes.push(format!("{}: {}", spec.input.display(), ids.relabel_note()));
-    }
-    if spec.settings.append
-        && spec.stores.contains(&StoreKind::Durable)
-        && let Some(dir) = &spec.settings.durable_dir
-        && DurableVcsr::is_store_dir(dir)
-    {
-        notes.push(format!(
-            "appending to the durable store in {} (the base goes in as one batch)",
-            dir.display()
-        ));
     }
     let mut summaries = Vec::new();
     let mut verify_failures = Vec::new();

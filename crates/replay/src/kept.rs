@@ -11,25 +11,138 @@
 //! ids need relabelling, and a keyed store a file read as raw vertex ids:
 //! either would silently give unrelated vertices the same id.
 
-use crate::job::ReplaySpec;
-use crate::registry::StoreKind;
 use crate::stream::Stream;
 use dyngraph_core::{Error, IdKind, IdMap, Result, VertexId};
-use dyngraph_durable::{DurableVcsr, StoreDir};
 use dyngraph_loader::IdMode;
+use dyngraph_stores::KeptStore;
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-/// The kept store a replay writes to, as found before the input is read.
-#[derive(Debug)]
-pub(crate) enum KeptStore {
-    /// A store is created in the (missing or empty) directory: it keeps
-    /// the input's key map when the input is relabelled.
-    New,
-    /// The replay appends to the store in `dir`, which keeps `keys` (or
-    /// none: vertex ids as they are).
-    Append { dir: PathBuf, keys: Option<IdMap> },
+/// How the input's ids are read for `kept`: an append reads them as
+/// the kept store's were (`auto` becomes the kept keys' kind, or `keep`
+/// for a store of plain vertex ids), and a mode that cannot map onto the
+/// kept vertices is refused, naming the flag to use.
+pub(crate) fn id_mode(kept: &KeptStore, asked: IdMode) -> Result<IdMode> {
+    let KeptStore::Append { dir, keys } = kept else {
+        return Ok(asked);
+    };
+    let shown = dir.display();
+    match (keys.as_ref().map(IdMap::kind), asked) {
+        (Some(kind), IdMode::Auto) => Ok(match kind {
+            IdKind::Integers => IdMode::Integers,
+            IdKind::Strings => IdMode::Strings,
+        }),
+        (Some(IdKind::Integers), IdMode::Integers) | (Some(IdKind::Strings), IdMode::Strings) => {
+            Ok(asked)
+        }
+        (Some(kind), IdMode::Integers | IdMode::Strings) => Err(Error::InvalidArgument(format!(
+            "{shown} names its vertices by {kind} keys, and --ids {} reads the file's \
+                 as the other kind: use --ids auto or {}",
+            mode_name(asked),
+            ids_flag(kind)
+        ))),
+        (Some(kind), _) => Err(Error::InvalidArgument(format!(
+            "{shown} names its vertices by {kind} keys, so a file appended to it is read \
+                 the same way: use --ids auto or {} (--ids {} would take the file's ids for \
+                 the store's vertex ids and merge unrelated vertices)",
+            ids_flag(kind),
+            mode_name(asked)
+        ))),
+        (None, IdMode::Auto | IdMode::Keep) => Ok(IdMode::Keep),
+        (None, IdMode::Dense) => Ok(IdMode::Dense),
+        (None, _) => Err(Error::InvalidArgument(format!(
+            "{shown} keeps the graph's own vertex ids (it was created without relabelling), \
+                 so a file appended to it cannot be relabelled: use --ids keep or --ids dense \
+                 (--ids {} would number this file's keys from 0 and merge them with the \
+                 store's vertices)",
+            mode_name(asked)
+        ))),
+    }
+}
+
+/// Explains an error of reading the input for an append to a store of
+/// plain vertex ids: sparse ids that `auto` would have relabelled.
+pub(crate) fn explain_read_error(kept: &KeptStore, error: Error, asked: IdMode) -> Error {
+    match (kept, error) {
+        (
+            KeptStore::Append { dir, keys: None },
+            Error::SparseIds {
+                path,
+                largest,
+                distinct,
+            },
+        ) if asked == IdMode::Auto => Error::InvalidArgument(format!(
+            "{} keeps the graph's own vertex ids (it was created without relabelling), \
+                 but the ids of {} are sparse (up to {largest}, {distinct} distinct), which \
+                 --ids auto would relabel from 0 and merge with the store's vertices: append \
+                 with --ids dense to take them as vertex ids, or keep this file in a store \
+                 of its own",
+            dir.display(),
+            path.as_deref()
+                .map_or_else(|| "the input".into(), |p| p.display().to_string())
+        )),
+        (_, error) => error,
+    }
+}
+
+/// Maps the stream's vertices onto the kept store's and returns the key
+/// map the store keeps after this replay (`None`: plain vertex ids), with
+/// a note for the report.
+///
+/// # Errors
+/// A relabelled stream for a store of plain ids, or the reverse.
+pub(crate) fn attach(
+    kept: KeptStore,
+    stream: &mut Stream,
+    input: &Path,
+) -> Result<(Option<Arc<IdMap>>, Option<String>)> {
+    match kept {
+        KeptStore::New => Ok((stream.ids.clone(), None)),
+        KeptStore::Append { dir, keys: None } => match &stream.ids {
+            None => Ok((None, None)),
+            Some(ids) => Err(Error::InvalidArgument(format!(
+                "{} keeps the graph's own vertex ids, but {} names its vertices ({}): \
+                     they cannot be mapped onto the store's; keep this file in a store of its \
+                     own",
+                dir.display(),
+                input.display(),
+                ids.relabel_note()
+            ))),
+        },
+        KeptStore::Append {
+            dir,
+            keys: Some(mut kept),
+        } => {
+            let Some(local) = stream.ids.take() else {
+                return Err(Error::InvalidArgument(format!(
+                    "{} names its vertices by keys, but {} was read without relabelling: \
+                         use --ids auto",
+                    dir.display(),
+                    input.display()
+                )));
+            };
+            let before = kept.len();
+            let global: Vec<VertexId> = (0..local.len() as VertexId)
+                .map(|v| kept.intern(local.original(v)))
+                .collect::<Result<_>>()?;
+            let map = |column: &[VertexId]| -> Vec<VertexId> {
+                column.par_iter().map(|&v| global[v as usize]).collect()
+            };
+            stream.src = map(&stream.src).into();
+            stream.dst = map(&stream.dst).into();
+            let note = format!(
+                "{}: its {} keys mapped onto the {before} keys {} keeps ({} new)",
+                input.display(),
+                local.len(),
+                dir.display(),
+                kept.len() - before
+            );
+            let kept = Arc::new(kept);
+            stream.ids = Some(Arc::clone(&kept));
+            Ok((Some(kept), Some(note)))
+        }
+    }
 }
 
 /// The flag that reads ids as `kind` keys.
@@ -37,186 +150,6 @@ fn ids_flag(kind: IdKind) -> &'static str {
     match kind {
         IdKind::Integers => "--ids integers",
         IdKind::Strings => "--ids strings",
-    }
-}
-
-impl KeptStore {
-    /// What the spec's durable directory holds, checked before any work:
-    /// `None` when the replay keeps no store (no durable store, or no
-    /// directory: a temporary one).
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for a directory that holds a store
-    /// without `append`, a missing or empty one with `append`, a damaged
-    /// store, or files that are not a store's, each saying what was found.
-    pub(crate) fn find(spec: &ReplaySpec) -> Result<Option<KeptStore>> {
-        if !spec.stores.contains(&StoreKind::Durable) {
-            return Ok(None);
-        }
-        let Some(dir) = &spec.settings.durable_dir else {
-            return Ok(None);
-        };
-        let shown = dir.display();
-        match DurableVcsr::inspect_dir(dir)? {
-            StoreDir::NotADirectory => Err(Error::InvalidArgument(format!(
-                "{shown} is a file: the durable store needs a directory"
-            ))),
-            StoreDir::Vacant if spec.settings.append => Err(Error::InvalidArgument(format!(
-                "{shown} holds no durable store to append to ({}): give the directory of a \
-                 kept store, or leave out --append to create one",
-                if dir.exists() {
-                    "it is empty"
-                } else {
-                    "it does not exist"
-                }
-            ))),
-            StoreDir::Vacant => Ok(Some(KeptStore::New)),
-            StoreDir::Store { .. } if !spec.settings.append => {
-                Err(Error::InvalidArgument(format!(
-                    "{shown} already holds a durable store: append to it (`append` in the \
-                     settings, --append on the command line), or pick another directory"
-                )))
-            }
-            StoreDir::Store { .. } => Ok(Some(KeptStore::Append {
-                dir: dir.clone(),
-                keys: DurableVcsr::read_keys(dir)?,
-            })),
-            StoreDir::Damaged { reason } => Err(Error::InvalidArgument(format!(
-                "{shown} is not a store to write to: {reason}"
-            ))),
-            StoreDir::Foreign { entries } => Err(Error::InvalidArgument(format!(
-                "{shown} holds files that are not a durable store's ({}): nothing in it is \
-                 written over; give an empty or new directory for a new store",
-                entries.join(", ")
-            ))),
-        }
-    }
-
-    /// How the input's ids are read for this store: an append reads them
-    /// as the kept store's were (`auto` becomes the kept keys' kind, or
-    /// `keep` for a store of plain vertex ids), and a mode that cannot map
-    /// onto the kept vertices is refused, naming the flag to use.
-    pub(crate) fn id_mode(&self, asked: IdMode) -> Result<IdMode> {
-        let KeptStore::Append { dir, keys } = self else {
-            return Ok(asked);
-        };
-        let shown = dir.display();
-        match (keys.as_ref().map(IdMap::kind), asked) {
-            (Some(kind), IdMode::Auto) => Ok(match kind {
-                IdKind::Integers => IdMode::Integers,
-                IdKind::Strings => IdMode::Strings,
-            }),
-            (Some(IdKind::Integers), IdMode::Integers)
-            | (Some(IdKind::Strings), IdMode::Strings) => Ok(asked),
-            (Some(kind), IdMode::Integers | IdMode::Strings) => {
-                Err(Error::InvalidArgument(format!(
-                    "{shown} names its vertices by {kind} keys, and --ids {} reads the file's \
-                 as the other kind: use --ids auto or {}",
-                    mode_name(asked),
-                    ids_flag(kind)
-                )))
-            }
-            (Some(kind), _) => Err(Error::InvalidArgument(format!(
-                "{shown} names its vertices by {kind} keys, so a file appended to it is read \
-                 the same way: use --ids auto or {} (--ids {} would take the file's ids for \
-                 the store's vertex ids and merge unrelated vertices)",
-                ids_flag(kind),
-                mode_name(asked)
-            ))),
-            (None, IdMode::Auto | IdMode::Keep) => Ok(IdMode::Keep),
-            (None, IdMode::Dense) => Ok(IdMode::Dense),
-            (None, _) => Err(Error::InvalidArgument(format!(
-                "{shown} keeps the graph's own vertex ids (it was created without relabelling), \
-                 so a file appended to it cannot be relabelled: use --ids keep or --ids dense \
-                 (--ids {} would number this file's keys from 0 and merge them with the \
-                 store's vertices)",
-                mode_name(asked)
-            ))),
-        }
-    }
-
-    /// Explains an error of reading the input for an append to a store of
-    /// plain vertex ids: sparse ids that `auto` would have relabelled.
-    pub(crate) fn explain_read_error(&self, error: Error, asked: IdMode) -> Error {
-        match (self, error) {
-            (
-                KeptStore::Append { dir, keys: None },
-                Error::SparseIds {
-                    path,
-                    largest,
-                    distinct,
-                },
-            ) if asked == IdMode::Auto => Error::InvalidArgument(format!(
-                "{} keeps the graph's own vertex ids (it was created without relabelling), \
-                 but the ids of {} are sparse (up to {largest}, {distinct} distinct), which \
-                 --ids auto would relabel from 0 and merge with the store's vertices: append \
-                 with --ids dense to take them as vertex ids, or keep this file in a store \
-                 of its own",
-                dir.display(),
-                path.as_deref()
-                    .map_or_else(|| "the input".into(), |p| p.display().to_string())
-            )),
-            (_, error) => error,
-        }
-    }
-
-    /// Maps the stream's vertices onto the kept store's and returns the
-    /// key map the store keeps after this replay (`None`: plain vertex
-    /// ids), with a note for the report.
-    ///
-    /// # Errors
-    /// A relabelled stream for a store of plain ids, or the reverse.
-    pub(crate) fn attach(
-        self,
-        stream: &mut Stream,
-        input: &Path,
-    ) -> Result<(Option<Arc<IdMap>>, Option<String>)> {
-        match self {
-            KeptStore::New => Ok((stream.ids.clone(), None)),
-            KeptStore::Append { dir, keys: None } => match &stream.ids {
-                None => Ok((None, None)),
-                Some(ids) => Err(Error::InvalidArgument(format!(
-                    "{} keeps the graph's own vertex ids, but {} names its vertices ({}): \
-                     they cannot be mapped onto the store's; keep this file in a store of its \
-                     own",
-                    dir.display(),
-                    input.display(),
-                    ids.relabel_note()
-                ))),
-            },
-            KeptStore::Append {
-                dir,
-                keys: Some(mut kept),
-            } => {
-                let Some(local) = stream.ids.take() else {
-                    return Err(Error::InvalidArgument(format!(
-                        "{} names its vertices by keys, but {} was read without relabelling: \
-                         use --ids auto",
-                        dir.display(),
-                        input.display()
-                    )));
-                };
-                let before = kept.len();
-                let global: Vec<VertexId> = (0..local.len() as VertexId)
-                    .map(|v| kept.intern(local.original(v)))
-                    .collect::<Result<_>>()?;
-                let map = |column: &[VertexId]| -> Vec<VertexId> {
-                    column.par_iter().map(|&v| global[v as usize]).collect()
-                };
-                stream.src = map(&stream.src).into();
-                stream.dst = map(&stream.dst).into();
-                let note = format!(
-                    "{}: its {} keys mapped onto the {before} keys {} keeps ({} new)",
-                    input.display(),
-                    local.len(),
-                    dir.display(),
-                    kept.len() - before
-                );
-                let kept = Arc::new(kept);
-                stream.ids = Some(Arc::clone(&kept));
-                Ok((Some(kept), Some(note)))
-            }
-        }
     }
 }
 

@@ -37,7 +37,6 @@ mod job;
 mod kept;
 mod maintained;
 mod plan;
-mod registry;
 mod report;
 mod stream;
 mod window;
@@ -52,7 +51,6 @@ pub use job::{
 };
 pub use maintained::{KernelMode, MaintainedKernels, MaintainedSummary, is_maintainable};
 pub use plan::{Choice, StorePlan, plan};
-pub use registry::{GapPolicyKind, StoreKind, StoreSettings, StoreVisitor};
 pub use report::{CsvRow, InputSummary, Report};
 pub use stream::{Order, Stream};
 pub use window::Window;

@@ -1,40 +1,10 @@
-//! The store registry: every store of the contract by name, with what it
-//! can do, and the one place that turns a name into a store type.
-//!
-//! The CLI, the replay job, `dyngraph-dist` and the benches all dispatch
-//! through [`StoreKind::visit`]: generic code is written once as a
-//! [`StoreVisitor`] and runs on the store type a [`StoreKind`] names, built
-//! with options from [`StoreSettings`]. What a store can do (in-edges,
-//! weights, durable, distributable, concurrent writers) is its
-//! [`GraphStore::CAPABILITIES`](dyngraph_core::GraphStore::CAPABILITIES), read here through the same visitor, never
-//! restated. Adding a store is one entry of the `stores!` list below.
-//!
-//! ```
-//! use dyngraph_core::{DynamicStore, GraphStore, StoreOptions};
-//! use dyngraph_replay::{StoreKind, StoreSettings, StoreVisitor};
-//!
-//! struct Name;
-//! impl StoreVisitor for Name {
-//!     type Output = &'static str;
-//!     fn visit<S: DynamicStore + 'static>(self, _: S::Options) -> &'static str {
-//!         S::NAME
-//!     }
-//! }
-//! let kind: StoreKind = "csrpp".parse()?;
-//! assert_eq!(kind.visit(&StoreSettings::default(), StoreOptions::default(), Name), "CsrPP");
-//! assert!(kind.capabilities().concurrent_writers);
-//! assert!(!StoreKind::Durable.capabilities().distributable);
-//! # Ok::<(), dyngraph_core::Error>(())
-//! ```
+//! The registry: every store of the contract by name, and the one place
+//! that turns a name into a store type.
 
-use dyngraph_core::{Capabilities, CsrRebuild, DynamicStore, Error, IdMap, Result, StoreOptions};
-use dyngraph_csrpp::{CsrPP, CsrPPOptions};
-use dyngraph_durable::{DurableOptions, DurableVcsr, SyncPolicy};
-use dyngraph_vcsr::{Bal, DegreeProportional, Even, HistoryAdaptive, Pcsr, Vcsr, VcsrOptions};
+use crate::settings::StoreSettings;
+use dyngraph_core::{Capabilities, CsrRebuild, DynamicStore, Error, Result, StoreOptions};
 use std::fmt;
-use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::Arc;
 
 /// Generic work to run on the store type a [`StoreKind`] names.
 pub trait StoreVisitor {
@@ -42,89 +12,56 @@ pub trait StoreVisitor {
     type Output;
 
     /// Runs on store type `S` (every store of the registry owns its data:
-    /// `'static`), built with `options` (whose shared part,
-    /// [`StoreConfig::shared`](dyngraph_core::StoreConfig::shared), holds the capabilities asked for).
-    fn visit<S: DynamicStore + 'static>(self, options: S::Options) -> Self::Output;
+    /// `'static`, and its options can go to other threads: a cluster's
+    /// workers build their own), built with `options` (whose shared part,
+    /// [`StoreConfig::shared`](dyngraph_core::StoreConfig::shared), holds
+    /// the capabilities asked for). An implementation that needs neither
+    /// bound may leave the `where` clause out.
+    fn visit<S: DynamicStore + 'static>(self, options: S::Options) -> Self::Output
+    where
+        S::Options: Send + Sync;
 }
 
-/// How VCSR spreads the free slots of a rebalanced window
-/// (`dyngraph_vcsr`'s gap policies).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-pub enum GapPolicyKind {
-    /// Evenly.
-    Even,
-    /// In proportion to each vertex's degree (VCSR's policy).
-    #[default]
-    #[cfg_attr(feature = "clap", value(name = "degree"))]
-    DegreeProportional,
-    /// Skewed toward recently hot vertices.
-    #[cfg_attr(feature = "clap", value(name = "adaptive"))]
-    HistoryAdaptive,
-}
-
-/// The knobs of particular stores that a registry user picks beyond
-/// [`StoreOptions`]: VCSR's gap policy, the durable store's directory and
-/// sync policy. Stores ignore the knobs that are not theirs.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct StoreSettings {
-    /// VCSR's gap policy.
-    pub gap_policy: GapPolicyKind,
-    /// Where the durable store keeps its files; `None`: a temporary
-    /// directory removed when the store is dropped.
-    pub durable_dir: Option<PathBuf>,
-    /// When the durable store makes updates durable.
-    pub sync: SyncPolicy,
-    /// A `durable_dir` that already holds a store is opened and appended
-    /// to (after recovery, if its last run crashed) instead of refused.
-    pub append: bool,
-    /// The key map the durable store keeps beside its edges
-    /// ([`DurableOptions::keys`]): the replay job sets it from the input's
-    /// relabelled ids, mapped through the kept store's keys on an append.
-    pub durable_keys: Option<Arc<IdMap>>,
-    /// Bytes of changed pages the durable store holds in memory before a
-    /// checkpoint writes them to its files
-    /// ([`DurableOptions::max_changed_bytes`]); `None`: its default, half
-    /// the machine's physical memory.
-    pub durable_memory: Option<u64>,
-}
-
-/// The registry's list: each entry is the kind, its name on the command
-/// line and in reports, its docs, and how its options are built from the
-/// settings before the visitor runs on its type.
+/// The registry's list: each entry is the kind, the feature that brings
+/// it (none: always there), its name on the command line and in reports,
+/// its docs, and how its options are built from the settings before the
+/// visitor runs on its type.
 macro_rules! stores {
     (
         |$settings:ident, $shared:ident, $visitor:ident|
         $(
             $(#[doc = $doc:literal])*
+            $(#[cfg($cfg:meta)])?
             $kind:ident = $name:literal => $visit:block
         )*
     ) => {
         /// A store of the contract, by name: the registry's key. The CLI,
-        /// the replay job, `dyngraph-dist` and the benches dispatch through
-        /// [`StoreKind::visit`]: generic code written once as a
-        /// [`StoreVisitor`] runs on the store type a kind names, built with
-        /// options from [`StoreSettings`]; [`StoreKind::capabilities`] reads
-        /// the type's `GraphStore::CAPABILITIES`. Adding a store is one
-        /// entry of the registry's list.
+        /// the replay job, `dyngraph-dist`, the benches and the every-store
+        /// tests dispatch through [`StoreKind::visit`]: generic code
+        /// written once as a [`StoreVisitor`] runs on the store type a kind
+        /// names, built with options from [`StoreSettings`];
+        /// [`StoreKind::capabilities`] reads the type's
+        /// `GraphStore::CAPABILITIES`. Adding a store is its crate, one
+        /// entry of the registry's list and one feature line.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
         pub enum StoreKind {
             $(
                 $(#[doc = $doc])*
+                $(#[cfg($cfg)])?
                 #[cfg_attr(feature = "clap", value(name = $name))]
                 $kind,
             )*
         }
 
         impl StoreKind {
-            /// Every store, in the registry's order.
-            pub const ALL: &'static [StoreKind] = &[$(StoreKind::$kind),*];
+            /// Every store this build has, in the registry's order.
+            pub const ALL: &'static [StoreKind] = &[$($(#[cfg($cfg)])? StoreKind::$kind),*];
 
             /// The store's name on the command line and in reports.
             pub const fn name(self) -> &'static str {
                 match self {
-                    $(StoreKind::$kind => $name,)*
+                    $($(#[cfg($cfg)])? StoreKind::$kind => $name,)*
                 }
             }
 
@@ -136,8 +73,11 @@ macro_rules! stores {
                 $shared: StoreOptions,
                 $visitor: V,
             ) -> V::Output {
+                // A build with no store that reads the settings (only the
+                // rebuild baseline) leaves them unused.
+                let _ = &$settings;
                 match self {
-                    $(StoreKind::$kind => $visit,)*
+                    $($(#[cfg($cfg)])? StoreKind::$kind => $visit,)*
                 }
             }
         }
@@ -148,7 +88,10 @@ stores! {
     |settings, shared, visitor|
     /// VCSR: CSR on a vertex-centric packed-memory array (gap policy from
     /// the settings).
+    #[cfg(feature = "vcsr")]
     Vcsr = "vcsr" => {
+        use dyngraph_vcsr::{DegreeProportional, Even, HistoryAdaptive, Vcsr, VcsrOptions};
+        use crate::settings::GapPolicyKind;
         let options = VcsrOptions::from(shared);
         match settings.gap_policy {
             GapPolicyKind::Even => visitor.visit::<Vcsr<Even>>(options.policy(Even)),
@@ -159,32 +102,26 @@ stores! {
         }
     }
     /// PCSR: every edge in one packed-memory array with even gaps.
-    Pcsr = "pcsr" => { visitor.visit::<Pcsr>(shared) }
+    #[cfg(feature = "vcsr")]
+    Pcsr = "pcsr" => { visitor.visit::<dyngraph_vcsr::Pcsr>(shared) }
     /// Blocked adjacency list, 512-edge blocks.
-    Bal = "bal" => { visitor.visit::<Bal>(shared) }
+    #[cfg(feature = "vcsr")]
+    Bal = "bal" => { visitor.visit::<dyngraph_vcsr::Bal>(shared) }
     /// CSR++: segments of vertices with their own sorted edge arrays;
     /// concurrent writers.
-    Csrpp = "csrpp" => { visitor.visit::<CsrPP>(CsrPPOptions::from(shared)) }
+    #[cfg(feature = "csrpp")]
+    Csrpp = "csrpp" => {
+        use dyngraph_csrpp::{CsrPP, CsrPPOptions};
+        visitor.visit::<CsrPP>(CsrPPOptions::from(shared))
+    }
     /// `Csr` rebuilt from scratch after every batch: the cost dynamic
     /// stores exist to avoid.
     CsrRebuild = "csr-rebuild" => { visitor.visit::<CsrRebuild>(shared) }
-    /// Durable VCSR (DGAP) in files (directory and sync policy from the
-    /// settings).
+    /// Durable VCSR (DGAP) in files (directory, sync policy, memory bound
+    /// and key map from the settings).
+    #[cfg(feature = "durable")]
     Durable = "durable" => {
-        let mut options = DurableOptions::from(shared)
-            .sync(settings.sync)
-            .append(settings.append)
-            .keys(settings.durable_keys.clone());
-        if let Some(dir) = &settings.durable_dir {
-            options = options.dir(dir);
-        }
-        if let Some(bytes) = settings.durable_memory {
-            // Checkpoints of that many changed pages go in place (writing
-            // those pages) rather than rewriting the arrays.
-            let undo = options.max_undo_bytes.max(bytes.saturating_mul(2));
-            options = options.max_changed_bytes(bytes).max_undo_bytes(undo);
-        }
-        visitor.visit::<DurableVcsr>(options)
+        visitor.visit::<dyngraph_durable::DurableVcsr>(settings.durable_options(shared))
     }
 }
 
@@ -212,6 +149,14 @@ impl StoreKind {
             }
         }
         self.visit(&StoreSettings::default(), StoreOptions::default(), Read)
+    }
+
+    /// The stores that run distributed ([`Capabilities::distributable`]).
+    pub fn distributable() -> impl Iterator<Item = StoreKind> {
+        Self::ALL
+            .iter()
+            .copied()
+            .filter(|kind| kind.capabilities().distributable)
     }
 
     /// `shared` with what this store cannot keep turned off, and a note for
@@ -291,21 +236,32 @@ mod tests {
                 .parse::<StoreKind>()
                 .unwrap_err()
                 .to_string()
-                .contains("vcsr")
+                .contains("csr-rebuild")
         );
     }
 
+    #[cfg(all(feature = "vcsr", feature = "durable"))]
     #[test]
     fn capabilities_come_from_the_contract() {
         assert_eq!(
             StoreKind::Vcsr.capabilities(),
-            <Vcsr as GraphStore>::CAPABILITIES
+            <dyngraph_vcsr::Vcsr as GraphStore>::CAPABILITIES
         );
         assert!(StoreKind::Durable.capabilities().durable);
         assert!(!StoreKind::Durable.capabilities().distributable);
+        assert!(!StoreKind::distributable().any(|k| k == StoreKind::Durable));
         let (fitted, notes) = StoreKind::Durable.fit(StoreOptions::default().in_edges(true));
         assert!(fitted.in_edges && notes.is_empty(), "{notes:?}");
         let (fitted, notes) = StoreKind::Vcsr.fit(StoreOptions::default().in_edges(true));
         assert!(fitted.in_edges && notes.is_empty());
+    }
+
+    #[test]
+    fn the_rebuild_baseline_is_in_every_build() {
+        assert!(StoreKind::ALL.contains(&StoreKind::CsrRebuild));
+        assert_eq!(
+            StoreKind::CsrRebuild.capabilities(),
+            <CsrRebuild as GraphStore>::CAPABILITIES
+        );
     }
 }
