@@ -7,6 +7,7 @@
 pub mod incremental;
 pub mod replay;
 pub mod sahu;
+pub mod stores;
 
 use dyngraph::core::{Edge, VertexId};
 use rand::{Rng, SeedableRng};

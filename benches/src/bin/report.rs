@@ -12,6 +12,7 @@
 //! Defaults: `target/criterion` and `docs/benchmarks`.
 
 use dyngraph::loader::AtomicFile;
+use dyngraph::stores::StoreKind;
 use plotters::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -19,11 +20,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The structures that are dyngraph's; every other name is a peer.
-const OURS: [&str; 6] = ["Csr", "Vcsr", "Pcsr", "Bal", "CsrPP", "dyngraph"];
-
+/// Whether a structure is dyngraph's (every other name is a peer): a
+/// store of the registry by its type name (`Vcsr`, `CsrPP`, ...), `Csr`,
+/// or a row named `dyngraph ...`.
 fn is_ours(structure: &str) -> bool {
-    OURS.iter().any(|ours| structure.starts_with(ours))
+    structure.starts_with("Csr")
+        || structure.starts_with("dyngraph")
+        || StoreKind::ALL
+            .iter()
+            .any(|kind| structure.starts_with(kind.type_name()))
 }
 
 /// dyngraph's structures that a ratio counts: a snapshot is not a clone

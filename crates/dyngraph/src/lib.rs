@@ -115,7 +115,8 @@
 //! `dijkstra(&csrpp, ..)`, `min_spanning_tree(&csr)` and `Dot::new(&pcsr)`
 //! run on it directly, without a wrapper or a copy. Edge weights are the
 //! stored `f32`s (`1.0` each without weights); walking edges backwards
-//! (`kosaraju_scc`, `toposort`) needs a graph built with in-edges. The
+//! (`kosaraju_scc`, `toposort`) reads the in-edges, or scans the out-lists
+//! on a graph built without them (`O(V + E)` per vertex). The
 //! `dyngraph::petgraph` module has the details and the conversions to and
 //! from `petgraph::Graph`. `use petgraph::prelude::*;` works beside
 //! `use dyngraph::prelude::*;`: the prelude brings the [`Graph`] trait's

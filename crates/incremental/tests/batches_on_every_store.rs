@@ -1,19 +1,18 @@
 //! Sequences of batches (inserts, deletes, both, new vertices, deletes of
-//! edges that are not there, repeated inserts) on every store, each kernel
-//! compared with the static kernels after every batch.
+//! edges that are not there, repeated inserts) on every store of the
+//! registry (`StoreKind::ALL`), each kernel compared with the static
+//! kernels after every batch.
 
 mod common;
 
 use common::*;
-use dyngraph_core::CsrRebuild;
 use dyngraph_core::StoreConfig;
 use dyngraph_core::testing::ReferenceGraph;
 use dyngraph_core::{
     DynamicStore, Edge, GraphUpdate, OutNeighbors, Semantics, StoreOptions, VertexId, WeightedEdge,
 };
-use dyngraph_csrpp::CsrPP;
 use dyngraph_incremental::{DynamicPageRankOptions, PageRankStrategy};
-use dyngraph_vcsr::{Bal, Pcsr, Vcsr};
+use dyngraph_stores::{StoreKind, StoreSettings, StoreVisitor};
 use proptest::prelude::*;
 
 /// Vertices of the base graph; batches name up to this many more.
@@ -73,9 +72,24 @@ fn pagerank_options() -> Vec<DynamicPageRankOptions> {
         .collect()
 }
 
-/// Replays `batches` into a store of type `S` and a model, checking every
-/// maintained kernel after each.
-fn run<S: DynamicStore>(
+/// One scenario, run on the store type a [`StoreKind`] names.
+struct Scenario<'a> {
+    simple: bool,
+    base: &'a [(VertexId, VertexId, u8)],
+    batches: &'a [Batch],
+}
+
+impl StoreVisitor for Scenario<'_> {
+    type Output = Result<(), TestCaseError>;
+
+    fn visit<S: DynamicStore + 'static>(self, options: S::Options) -> Self::Output {
+        run::<S>(self.simple, self.base, self.batches, options)
+    }
+}
+
+/// Runs the scenario on every store of the registry: a store added to it
+/// is tested here without a line of this file changing.
+fn on_every_store(
     simple: bool,
     base: &[(VertexId, VertexId, u8)],
     batches: &[Batch],
@@ -85,11 +99,33 @@ fn run<S: DynamicStore>(
     } else {
         Semantics::Multigraph
     };
+    let shared = StoreOptions::new(semantics).in_edges(true).weighted(true);
+    for &kind in StoreKind::ALL {
+        let (shared, _) = kind.fit(shared);
+        let scenario = Scenario {
+            simple,
+            base,
+            batches,
+        };
+        kind.visit(&StoreSettings::default(), shared, scenario)?;
+    }
+    Ok(())
+}
+
+/// Replays `batches` into a store of type `S` and a model, checking every
+/// maintained kernel after each.
+fn run<S: DynamicStore>(
+    simple: bool,
+    base: &[(VertexId, VertexId, u8)],
+    batches: &[Batch],
+    options: S::Options,
+) -> Result<(), TestCaseError> {
+    let semantics = options.shared().semantics;
+    debug_assert_eq!(semantics == Semantics::Simple, simple);
     // Vertex 0 (the BFS/SSSP source) always exists.
     let mut base = weighted(base);
     base.insert(0, WeightedEdge::new(0, 1, 1.0));
-    let options = StoreOptions::new(semantics).in_edges(true).weighted(true);
-    let mut store = S::from_edges(&base, S::Options::from_shared(options)).map_err(fail)?;
+    let mut store = S::from_edges(&base, options).map_err(fail)?;
     store.end_batch().map_err(fail)?;
     let mut model = ReferenceGraph::new(semantics);
     model.insert_edges(&base).map_err(fail)?;
@@ -141,27 +177,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     #[test]
-    fn csr_rebuilt_per_batch((simple, base, batches) in scenario()) {
-        run::<CsrRebuild>(simple, &base, &batches)?;
-    }
-
-    #[test]
-    fn vcsr((simple, base, batches) in scenario()) {
-        run::<Vcsr>(simple, &base, &batches)?;
-    }
-
-    #[test]
-    fn pcsr((simple, base, batches) in scenario()) {
-        run::<Pcsr>(simple, &base, &batches)?;
-    }
-
-    #[test]
-    fn bal((simple, base, batches) in scenario()) {
-        run::<Bal>(simple, &base, &batches)?;
-    }
-
-    #[test]
-    fn csrpp((simple, base, batches) in scenario()) {
-        run::<CsrPP>(simple, &base, &batches)?;
+    fn every_store_of_the_registry((simple, base, batches) in scenario()) {
+        on_every_store(simple, &base, &batches)?;
     }
 }
