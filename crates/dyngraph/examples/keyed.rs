@@ -10,8 +10,13 @@
 //!
 //! The test `keyed_example_runs` runs this program on the bundled sample.
 
+use dyngraph::core::IdKind;
+use dyngraph::durable::{DurableOptions, SyncPolicy};
+use dyngraph::kernels::{BfsOptions, PageRankOptions, bfs, pagerank, verify_pagerank};
+use dyngraph::loader::{IdMode, LoadOptions, load_edge_stream};
 use dyngraph::petgraph::algo::tarjan_scc;
 use dyngraph::prelude::*;
+use dyngraph::vcsr::VcsrOptions;
 
 /// The bundled sample.
 pub(crate) const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");

@@ -8,7 +8,12 @@
 //!
 //! One dependency (`dyngraph`), one `use`.
 
+use dyngraph::core::{Semantics, StoreOptions};
+use dyngraph::csrpp::CsrPPOptions;
+use dyngraph::kernels::{BfsOptions, PageRankOptions, bfs, pagerank, verify_pagerank};
+use dyngraph::loader::{LoadOptions, load_edge_stream};
 use dyngraph::prelude::*;
+use dyngraph::vcsr::VcsrOptions;
 
 fn main() -> dyngraph::Result<()> {
     let path = std::env::args().nth(1).unwrap_or_else(|| {

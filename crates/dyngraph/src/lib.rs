@@ -13,12 +13,19 @@
 //! dyngraph = "0.1"
 //! ```
 //!
-//! and the one import: `use dyngraph::prelude::*;`.
+//! and one import for the traits and types, `use dyngraph::prelude::*;`,
+//! with options, kernels and readers named from their modules
+//! (`dyngraph::kernels::pagerank`, `dyngraph::loader::load_edge_stream`).
 //!
 //! # A tour: load → build → update → snapshot → kernels → freeze
 //!
 //! ```
+//! use dyngraph::core::{Semantics, StoreOptions};
+//! use dyngraph::csrpp::CsrPPOptions;
+//! use dyngraph::kernels::{BfsOptions, PageRankMethod, PageRankOptions, bfs, pagerank, verify_pagerank};
+//! use dyngraph::loader::{LoadOptions, load_edge_stream};
 //! use dyngraph::prelude::*;
+//! use dyngraph::vcsr::VcsrOptions;
 //!
 //! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
 //! // SNAP's CollegeMsg (`src dst timestamp` lines; gzip works too).
@@ -129,20 +136,30 @@
 //! `clap` (the registry's, the job's and the kernels' enums as
 //! `clap::ValueEnum`); `petgraph` (petgraph's algorithms on dyngraph graphs:
 //! `dyngraph::petgraph`).
+//!
+//! [`Csr`]: prelude::Csr
+//! [`Vcsr`]: prelude::Vcsr
+//! [`Pcsr`]: prelude::Pcsr
+//! [`Bal`]: prelude::Bal
+//! [`CsrPP`]: prelude::CsrPP
+//! [`CsrRebuild`]: prelude::CsrRebuild
+//! [`Keyed`]: prelude::Keyed
+//! [`StoreOptions`]: core::StoreOptions
 #![deny(missing_docs)]
 
 pub use dyngraph_core as core;
+/// The contract's traits, at the top as in the prelude: `impl
+/// dyngraph::ReadGraph` in a signature reads as what it is.
 pub use dyngraph_core::{
-    Capabilities, Capability, Csr, CsrOptions, CsrRebuild, DynamicStore, Edge, EdgeChunk,
-    EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
-    InNeighbors, OutNeighbors, ReadGraph, Result, Semantics, Snapshots, StoreConfig, StoreOptions,
-    VertexId, Weight, WeightedEdge, WeightedNeighbors,
+    DynamicStore, EdgeSource, EdgeWeights, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
+    InNeighbors, OutNeighbors, ReadGraph, Snapshots, StoreConfig, WeightedNeighbors,
 };
+/// The library's error and result (`dyngraph_core`'s), for `fn main() ->
+/// dyngraph::Result<()>`.
+pub use dyngraph_core::{Error, Result};
 
 #[cfg(feature = "csrpp")]
 pub use dyngraph_csrpp as csrpp;
-#[cfg(feature = "csrpp")]
-pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};
 #[cfg(feature = "dist")]
 pub use dyngraph_dist as dist;
 #[cfg(feature = "durable")]
@@ -162,37 +179,30 @@ pub use dyngraph_replay as replay;
 pub use dyngraph_stores as stores;
 #[cfg(feature = "vcsr")]
 pub use dyngraph_vcsr as vcsr;
-#[cfg(feature = "vcsr")]
-pub use dyngraph_vcsr::{Bal, Pcsr, Vcsr, VcsrOptions};
 
 #[cfg(feature = "petgraph")]
 pub mod petgraph;
 
-/// Everything a program using dyngraph needs, in one import.
+/// The traits and types a program names, in one import, as petgraph's
+/// and rayon's preludes: the contract's traits (so their methods are in
+/// scope), the stores, `Csr`, `Keyed` and the edge and id types. Options,
+/// kernels and readers stay in their modules: `dyngraph::vcsr::VcsrOptions`,
+/// `dyngraph::kernels::pagerank`, `dyngraph::loader::load_edge_stream`.
 pub mod prelude {
     pub use dyngraph_core::{
-        ByKey, Capabilities, Csr, CsrOptions, CsrRebuild, DynamicStore, Edge, EdgeChunk,
-        EdgeSource, EdgeWeights, Error, FromEdges, GraphStore, GraphUpdate, IdKey, IdKind, IdMap,
-        InEdges, InNeighbors, Keyed, OutNeighbors, ReadGraph, Semantics, Snapshots, StoreConfig,
-        StoreOptions, VertexId, Weight, WeightedEdge, WeightedNeighbors,
+        DynamicStore, EdgeSource, EdgeWeights, FromEdges, GraphStore, GraphUpdate, InEdges,
+        InNeighbors, OutNeighbors, ReadGraph, Snapshots, StoreConfig, WeightedNeighbors,
     };
     // The `Graph` trait's methods without its name, which stays free for
     // `petgraph::prelude::Graph` beside this prelude (`dyngraph::Graph`
     // names the trait).
     pub use dyngraph_core::Graph as _;
-    #[cfg(feature = "durable")]
-    pub use dyngraph_durable::{DurableOptions, DurableVcsr, SyncPolicy};
+    pub use dyngraph_core::{Csr, CsrRebuild, Edge, Keyed, VertexId, WeightedEdge};
 
     #[cfg(feature = "csrpp")]
-    pub use dyngraph_csrpp::{CsrPP, CsrPPOptions};
-    #[cfg(feature = "kernels")]
-    pub use dyngraph_kernels::{
-        BfsOptions, ComponentsOptions, KernelName, PageRankMethod, PageRankOptions, SsspOptions,
-        bfs, connected_components, pagerank, reverse_walks, sssp, triangle_count, verify_bfs,
-        verify_pagerank, verify_sssp,
-    };
-    #[cfg(feature = "loader")]
-    pub use dyngraph_loader::{EdgeStream, IdMode, LoadOptions, load_csr, load_edge_stream};
+    pub use dyngraph_csrpp::CsrPP;
+    #[cfg(feature = "durable")]
+    pub use dyngraph_durable::DurableVcsr;
     #[cfg(feature = "vcsr")]
-    pub use dyngraph_vcsr::{Bal, Pcsr, Vcsr, VcsrOptions};
+    pub use dyngraph_vcsr::{Bal, Pcsr, Vcsr};
 }

@@ -25,7 +25,9 @@
 //! own gets the traits with [`impl_petgraph_traits!`].
 //!
 //! ```
+//! use dyngraph::core::StoreOptions;
 //! use dyngraph::prelude::*;
+//! use dyngraph::vcsr::VcsrOptions;
 //! use petgraph::algo::{dijkstra, kosaraju_scc, min_spanning_tree, tarjan_scc};
 //! use petgraph::data::FromElements;
 //! use petgraph::dot::Dot;

@@ -2,8 +2,12 @@
 //! keep compiling and answering as written, with `dyngraph::prelude::*`
 //! as the only import.
 
+use dyngraph::core::{CsrOptions, StoreOptions};
+use dyngraph::csrpp::CsrPPOptions;
+use dyngraph::durable::DurableOptions;
 use dyngraph::prelude::*;
 use dyngraph::stores::{StoreKind, StoreSettings, StoreVisitor};
+use dyngraph::vcsr::VcsrOptions;
 
 fn ring(n: u32) -> Vec<Edge> {
     (0..n).map(|v| Edge::new(v, (v + 1) % n)).collect()

@@ -5,7 +5,7 @@
 //! neighbours found by a scan). Every store and view: see
 //! `petgraph_on_every_store.rs`.
 
-use dyngraph::core::StoreConfig;
+use dyngraph::core::{CsrOptions, StoreConfig};
 use dyngraph::loader::{LoadOptions, load_edge_stream};
 use dyngraph::petgraph::{PetgraphEdges, to_petgraph, to_petgraph_weighted};
 use dyngraph::prelude::*;

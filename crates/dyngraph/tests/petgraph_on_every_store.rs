@@ -6,7 +6,7 @@
 //! CollegeMsg and on sx-mathoverflow when `../shared/data` has it.
 
 use dyngraph::core::cow::CowView;
-use dyngraph::core::{CsrRebuild, CsrView, StoreConfig};
+use dyngraph::core::{CsrRebuild, CsrView, Semantics, StoreConfig, StoreOptions};
 use dyngraph::durable::DurableVcsr;
 use dyngraph::loader::{LoadOptions, load_edge_stream};
 use dyngraph::prelude::*;

@@ -5,6 +5,7 @@
 //! store in one file.
 
 use dyngraph::prelude::*;
+use dyngraph::vcsr::VcsrOptions;
 use petgraph::algo::{dijkstra, tarjan_scc};
 use petgraph::prelude::*;
 

@@ -8,7 +8,10 @@
 
 #![cfg(feature = "petgraph")]
 
+use dyngraph::core::StoreOptions;
+use dyngraph::csrpp::CsrPPOptions;
 use dyngraph::prelude::*;
+use dyngraph::vcsr::VcsrOptions;
 use petgraph::algo::{has_path_connecting, kosaraju_scc, tarjan_scc, toposort};
 use petgraph::visit::Reversed;
 
