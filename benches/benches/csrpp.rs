@@ -32,7 +32,7 @@ use dyngraph::core::{
 };
 use dyngraph::csrpp::{AllocatorKind, CsrPP, CsrPPOptions, DeleteMode};
 use dyngraph::kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
-use dyngraph::loader::{ArrivalOrder, Generator, LoadOptions, load_edge_stream};
+use dyngraph::loader::{Generator, LoadOptions, Order, load_edge_stream};
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -63,7 +63,7 @@ fn inputs() -> Vec<Input> {
     let mut inputs = Vec::new();
     if selected("CSRPP_BENCH_INPUTS", "kron") {
         let kronecker = Generator::kronecker(scale, 10)
-            .order(ArrivalOrder::Shuffled)
+            .order(Order::Shuffle)
             .seed(6)
             .generate()
             .expect("generator");

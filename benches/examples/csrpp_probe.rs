@@ -16,7 +16,7 @@ use dyngraph::core::{
 };
 use dyngraph::csrpp::{CsrPP, CsrPPOptions};
 use dyngraph::kernels::{BfsOptions, PageRankOptions, bfs, pagerank};
-use dyngraph::loader::{ArrivalOrder, Generator};
+use dyngraph::loader::{Generator, Order};
 use dyngraph_benches::process_cpu_time;
 use rayon::prelude::*;
 use std::hint::black_box;
@@ -331,7 +331,7 @@ fn main() {
     let reps: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
     let what = args.get(3).map_or("all", String::as_str);
     let edges: Vec<Edge> = Generator::kronecker(scale, 10)
-        .order(ArrivalOrder::Shuffled)
+        .order(Order::Shuffle)
         .seed(6)
         .generate()
         .expect("generator")

@@ -17,7 +17,7 @@ use dyngraph::incremental::{
     Maintained, PageRankStrategy, PathStrategy, PathThresholds, pagerank_error, reference_pagerank,
 };
 use dyngraph::kernels::{PageRankOptions, pagerank};
-use dyngraph::loader::{ArrivalOrder, Generator};
+use dyngraph::loader::{Generator, Order};
 use dyngraph::vcsr::Vcsr;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -128,7 +128,7 @@ pub fn inputs(scale: u32, names: Option<&str>) -> Vec<Input> {
             let stream = generator
                 .seed(1)
                 .weighted(true)
-                .order(ArrivalOrder::Shuffled)
+                .order(Order::Shuffle)
                 .generate()
                 .expect("a scale the generator accepts");
             inputs.push(Input {

@@ -9,7 +9,7 @@ use dyngraph::core::{
     Csr, CsrOptions, DynamicStore, Edge, Graph, InEdges, InNeighbors, OutNeighbors, Result,
     StoreOptions, VertexId,
 };
-use dyngraph::loader::{ArrivalOrder, Generator};
+use dyngraph::loader::{Generator, Order};
 use dyngraph::replay::{NoObserver, ReplayOptions, StoreSummary, Stream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -139,7 +139,7 @@ pub fn split(name: &str, mut edges: Vec<Edge>, base_percent: usize) -> Workload 
 pub fn kronecker_edges(scale: u32, edge_factor: u32, seed: u64) -> Vec<Edge> {
     Generator::kronecker(scale, edge_factor)
         .seed(seed)
-        .order(ArrivalOrder::Shuffled)
+        .order(Order::Shuffle)
         .generate()
         .expect("a Kronecker scale the generator accepts")
         .edges()

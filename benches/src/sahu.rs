@@ -13,7 +13,7 @@
 use crate::replay::{bundled_sample, read_edges, shared_data};
 use crate::uniform_edges;
 use dyngraph::core::{Edge, VertexId};
-use dyngraph::loader::{ArrivalOrder, EdgeStream, Format, Generator, write_edges};
+use dyngraph::loader::{EdgeStream, Format, Generator, Order, write_edges};
 use graph_builder::prelude::{CsrLayout, DirectedCsrGraph, DirectedNeighbors, GraphBuilder};
 use petgraph::graph::NodeIndex;
 use petgraph::prelude::{DiGraphMap, StableDiGraph};
@@ -171,7 +171,7 @@ pub fn sahu_inputs(
     if wanted(&kron) {
         let edges = Generator::kronecker(scale, edge_factor)
             .seed(1)
-            .order(ArrivalOrder::Shuffled)
+            .order(Order::Shuffle)
             .generate()
             .expect("a Kronecker scale the generator accepts")
             .edges()

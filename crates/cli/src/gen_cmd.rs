@@ -4,8 +4,7 @@ use crate::install_threads;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use dyngraph::loader::{
-    ArrivalOrder, EDGE_STREAM_EXTENSION, EdgeStreamWriter, Format, Generator, TextEdgeWriter,
-    ValueKind,
+    EDGE_STREAM_EXTENSION, EdgeStreamWriter, Format, Generator, Order, TextEdgeWriter, ValueKind,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,16 +18,6 @@ pub(crate) enum Kind {
     Uniform,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum GenOrder {
-    /// Shuffled (the papers' Random workload).
-    Shuffle,
-    /// Grouped by source (the Hammer workload).
-    Source,
-    /// As drawn.
-    Generated,
-}
-
 #[derive(Args, Debug)]
 pub(crate) struct GenArgs {
     /// Graph kind.
@@ -40,9 +29,11 @@ pub(crate) struct GenArgs {
     /// Edges per vertex (edge factor).
     #[arg(long, default_value = "16")]
     degree: u32,
-    /// Arrival order of the written edges.
+    /// Arrival order of the written edges: as drawn (`generated`, or
+    /// `file`), shuffled (the Random workload) or grouped by source
+    /// (Hammer); a generated graph has no timestamps, so not `time`.
     #[arg(long, value_enum, default_value = "generated")]
-    order: GenOrder,
+    order: Order,
     /// Weights in a binary edge stream (`.wel` always has them).
     #[arg(long)]
     weighted: bool,
@@ -87,11 +78,7 @@ pub(crate) fn run(args: GenArgs) -> Result<ExitCode> {
         Kind::Uniform => Generator::uniform(args.scale, args.degree),
     }
     .seed(args.seed)
-    .order(match args.order {
-        GenOrder::Shuffle => ArrivalOrder::Shuffled,
-        GenOrder::Source => ArrivalOrder::GroupedBySource,
-        GenOrder::Generated => ArrivalOrder::AsGenerated,
-    })
+    .order(args.order)
     .weighted(weighted);
     let (vertices, edges) = (generator.vertex_count(), generator.edge_count());
     let timer = Instant::now();

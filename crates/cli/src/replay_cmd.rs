@@ -10,9 +10,9 @@ use clap::Args;
 use dyngraph::core::Semantics;
 use dyngraph::durable::{DurableVcsr, GroupCommit, SyncPolicy};
 use dyngraph::kernels::KernelName;
+use dyngraph::loader::Order;
 use dyngraph::replay::{
-    Choice, KernelMode, Order, ReplayOptions, ReplayProgress, ReplaySpec, Report, SourceVertex,
-    Window,
+    Choice, KernelMode, ReplayOptions, ReplayProgress, ReplaySpec, Report, SourceVertex, Window,
 };
 use dyngraph::stores::{GapPolicyKind, StoreKind, StoreSettings};
 use std::path::PathBuf;

@@ -37,7 +37,8 @@ use crate::partition::Partitioner;
 use crate::run::{ClusterShape, DistOptions, DistReport, WorkerCounters};
 use dyngraph_core::{DynamicStore, Error, Result, Semantics};
 use dyngraph_kernels::KernelOutput;
-use dyngraph_replay::{InputSummary, KernelMode, Order, ReplaySpec, Report, SourceVertex, plan};
+use dyngraph_loader::Order;
+use dyngraph_replay::{InputSummary, KernelMode, ReplaySpec, Report, SourceVertex, plan};
 use dyngraph_stores::{StoreKind, StoreVisitor};
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -166,7 +167,7 @@ impl DistributedReport {
 /// asking for maintained kernels gets a note saying so.
 ///
 /// # Errors
-/// As [`replay`]: a bad line, a store error, a lost or stalled peer. After
+/// As [`replay`](crate::replay): a bad line, a store error, a lost or stalled peer. After
 /// the last two, timely's threads may still be blocked on the peer: end
 /// the process once the error is reported (the `dyngraph` CLI returns from
 /// `main`).
@@ -284,13 +285,7 @@ fn check(spec: &ReplaySpec) -> Result<()> {
     // refused as if `--undirected` had been given too).
     let mut whole_stream = Vec::new();
     if spec.order != Order::File {
-        whole_stream.push(format!(
-            "--order {}",
-            serde_json::to_value(spec.order)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_else(|| format!("{:?}", spec.order))
-        ));
+        whole_stream.push(format!("--order {}", spec.order));
     }
     if spec.undirected {
         whole_stream.push("--undirected".to_string());

@@ -48,7 +48,7 @@ use dyngraph_core::{
 };
 use dyngraph_durable::{DurableOptions, DurableVcsr, GroupCommit, SyncPolicy};
 use dyngraph_kernels::{PageRankOptions, pagerank};
-use dyngraph_loader::{ArrivalOrder, EdgeStream, Generator, LoadOptions, load_edge_stream};
+use dyngraph_loader::{EdgeStream, Generator, LoadOptions, Order, load_edge_stream};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -196,7 +196,7 @@ fn load(name: &str, scale: u32) -> Option<(String, Vec<Edge>)> {
         }
         "kron" => {
             let s = Generator::kronecker(scale, 16)
-                .order(ArrivalOrder::Shuffled)
+                .order(Order::Shuffle)
                 .generate()
                 .ok()?;
             Some((

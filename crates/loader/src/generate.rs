@@ -8,18 +8,20 @@
 //! generate any block.
 //!
 //! ```
-//! use dyngraph_loader::generate::{ArrivalOrder, Generator};
+//! use dyngraph_loader::Order;
+//! use dyngraph_loader::generate::Generator;
 //!
 //! // GAPBS `-g 10 -k 16`: 1,024 vertices, 16,384 directed edges.
-//! let stream = Generator::kronecker(10, 16).seed(7).order(ArrivalOrder::Shuffled).generate()?;
+//! let stream = Generator::kronecker(10, 16).seed(7).order(Order::Shuffle).generate()?;
 //! assert_eq!(stream.len(), 16 * 1024);
 //! assert_eq!(stream.vertex_count(), 1024);
 //! // Same seed, same stream.
-//! let again = Generator::kronecker(10, 16).seed(7).order(ArrivalOrder::Shuffled).generate()?;
+//! let again = Generator::kronecker(10, 16).seed(7).order(Order::Shuffle).generate()?;
 //! assert_eq!(stream, again);
 //! # Ok::<(), dyngraph_core::Error>(())
 //! ```
 
+use crate::order::Order;
 use crate::stream::{EdgeStream, EdgeValues};
 use dyngraph_core::{Error, Result, VertexId, Weight};
 use rand::seq::SliceRandom;
@@ -56,30 +58,14 @@ pub enum GraphKind {
     Uniform,
 }
 
-/// The order the generated edges arrive in, i.e. the order of the
-/// [`EdgeStream`] (and of a file written from it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ArrivalOrder {
-    /// The order they were drawn in (block after block).
-    #[default]
-    AsGenerated,
-    /// A uniformly random permutation of the edges, from the seed: the
-    /// papers' "Random" update workload.
-    Shuffled,
-    /// All edges of source 0, then of source 1, ...; drawn order within a
-    /// source: the papers' "Hammer" workload, where one vertex takes a
-    /// burst of inserts.
-    GroupedBySource,
-}
-
 /// A configured generator. Build with [`Generator::kronecker`] or
 /// [`Generator::uniform`], adjust with the builder methods, then call
 /// [`Generator::generate`].
 ///
 /// # Cost model
 /// `O(E · scale)` random draws for Kronecker, `O(E)` for uniform, spread
-/// over the rayon pool; [`ArrivalOrder::Shuffled`] and
-/// [`ArrivalOrder::GroupedBySource`] add a parallel `O(E log E)` sort of
+/// over the rayon pool; [`Order::Shuffle`] and
+/// [`Order::Source`] add a parallel `O(E log E)` sort of
 /// indices and a gather. Memory: the stream (8 bytes per edge, 12 with
 /// weights) plus 16 bytes per edge transiently while reordering;
 /// [`Generator::generate_chunks`] draws it a chunk at a time instead.
@@ -89,7 +75,7 @@ pub struct Generator {
     scale: u32,
     edge_factor: u32,
     seed: u64,
-    order: ArrivalOrder,
+    order: Order,
     weighted: bool,
 }
 
@@ -114,7 +100,7 @@ impl Generator {
             scale,
             edge_factor,
             seed: 27491095, // GAPBS's default seed (kRandSeed).
-            order: ArrivalOrder::AsGenerated,
+            order: Order::File,
             weighted: false,
         }
     }
@@ -125,8 +111,8 @@ impl Generator {
         self
     }
 
-    /// Sets the arrival order (default [`ArrivalOrder::AsGenerated`]).
-    pub fn order(mut self, order: ArrivalOrder) -> Self {
+    /// Sets the arrival order (default [`Order::File`]).
+    pub fn order(mut self, order: Order) -> Self {
         self.order = order;
         self
     }
@@ -151,13 +137,14 @@ impl Generator {
     /// Draws the edges.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a scale above [`MAX_SCALE`] or an edge
-    /// count that does not fit in memory addressing.
+    /// [`Error::InvalidArgument`] for a scale above [`MAX_SCALE`], an edge
+    /// count that does not fit in memory addressing, or [`Order::Time`]
+    /// (generated edges have no timestamps).
     pub fn generate(&self) -> Result<EdgeStream> {
         let edge_count = self.checked_edge_count()?;
         let drawer = Drawer::new(self);
         let stream = drawer.draw(0..edge_count);
-        Ok(reorder(stream, self.order, self.seed))
+        reorder(stream, self.order, self.seed)
     }
 
     /// Draws the edges in arrival order a chunk of about `chunk_edges` at a
@@ -170,7 +157,7 @@ impl Generator {
     ///
     /// Memory: one chunk (8 bytes per edge, 12 with weights) and, for
     /// Kronecker graphs, the vertex permutation (4 bytes per vertex), under
-    /// [`ArrivalOrder::AsGenerated`]. The other orders need every edge
+    /// [`Order::File`]. The other orders need every edge
     /// before the first arrives: they draw the whole stream and hand it
     /// over in chunks (memory as [`Generator::generate`]).
     ///
@@ -197,7 +184,7 @@ impl Generator {
         let edge_count = self.checked_edge_count()?;
         // Whole blocks per chunk, so each block's stream starts afresh.
         let chunk_edges = chunk_edges.max(1).next_multiple_of(BLOCK_EDGES);
-        if self.order != ArrivalOrder::AsGenerated {
+        if self.order != Order::File {
             let stream = self.generate()?;
             for start in (0..edge_count).step_by(chunk_edges) {
                 let range = start..(start + chunk_edges).min(edge_count);
@@ -399,10 +386,17 @@ fn mix64(mut x: u64) -> u64 {
 }
 
 /// Puts a generated stream in the requested arrival order.
-pub(crate) fn reorder(stream: EdgeStream, order: ArrivalOrder, seed: u64) -> EdgeStream {
-    match order {
-        ArrivalOrder::AsGenerated => stream,
-        ArrivalOrder::Shuffled => {
+pub(crate) fn reorder(stream: EdgeStream, order: Order, seed: u64) -> Result<EdgeStream> {
+    Ok(match order {
+        Order::File => stream,
+        Order::Time => {
+            return Err(Error::InvalidArgument(
+                "a generated graph has no timestamps to order by: use order file (as drawn), \
+                 shuffle or source"
+                    .into(),
+            ));
+        }
+        Order::Shuffle => {
             // Sort indices by a per-index hash of the seed: a random
             // permutation that is parallel and independent of thread count
             // (ties, vanishingly rare, are broken by index).
@@ -415,14 +409,14 @@ pub(crate) fn reorder(stream: EdgeStream, order: ArrivalOrder, seed: u64) -> Edg
             let order: Vec<usize> = keyed.into_par_iter().map(|(_, i)| i).collect();
             stream.gather(&order)
         }
-        ArrivalOrder::GroupedBySource => {
+        Order::Source => {
             let src = stream.src();
             let mut order: Vec<usize> = (0..stream.len()).collect();
             // Stable: drawn order within a source is kept.
             order.par_sort_by_key(|&i| src[i]);
             stream.gather(&order)
         }
-    }
+    })
 }
 
 #[cfg(test)]
@@ -450,7 +444,7 @@ mod tests {
                     Generator::kronecker(12, 40)
                         .seed(3)
                         .weighted(true)
-                        .order(ArrivalOrder::Shuffled)
+                        .order(Order::Shuffle)
                         .generate()
                         .unwrap()
                 })
@@ -463,7 +457,7 @@ mod tests {
 
     #[test]
     fn chunks_are_the_stream_whatever_their_size_and_order() {
-        for order in [ArrivalOrder::AsGenerated, ArrivalOrder::Shuffled] {
+        for order in [Order::File, Order::Shuffle] {
             let generator = Generator::kronecker(12, 40)
                 .seed(3)
                 .weighted(true)
@@ -503,14 +497,14 @@ mod tests {
             .map(|e| (e.src, e.dst, e.weight.to_bits()))
             .collect();
         expected.sort_unstable();
-        for order in [ArrivalOrder::Shuffled, ArrivalOrder::GroupedBySource] {
+        for order in [Order::Shuffle, Order::Source] {
             let stream = base.clone().order(order).generate().unwrap();
             assert_ne!(stream, generated, "{order:?} changes the order");
             let mut edges: Vec<_> = stream
                 .weighted_edges()
                 .map(|e| (e.src, e.dst, e.weight.to_bits()))
                 .collect();
-            if order == ArrivalOrder::GroupedBySource {
+            if order == Order::Source {
                 assert!(stream.src().windows(2).all(|w| w[0] <= w[1]));
             }
             edges.sort_unstable();
@@ -523,7 +517,7 @@ mod tests {
         let generated = Generator::uniform(6, 16).seed(9).generate().unwrap();
         let grouped = Generator::uniform(6, 16)
             .seed(9)
-            .order(ArrivalOrder::GroupedBySource)
+            .order(Order::Source)
             .generate()
             .unwrap();
         for v in 0..64u32 {

@@ -159,9 +159,9 @@
 //! # Example: generate, write, read back
 //!
 //! ```
-//! use dyngraph_loader::{ArrivalOrder, Format, Generator, LoadOptions, load_edge_stream, write_edges};
+//! use dyngraph_loader::{Format, Generator, LoadOptions, Order, load_edge_stream, write_edges};
 //!
-//! let stream = Generator::kronecker(8, 16).seed(42).order(ArrivalOrder::Shuffled).generate()?;
+//! let stream = Generator::kronecker(8, 16).seed(42).order(Order::Shuffle).generate()?;
 //! let path = std::env::temp_dir().join(format!("dyngraph-doc-kron-{}.el", std::process::id()));
 //! write_edges(&path, &stream, Format::EdgeList)?;
 //! let back = load_edge_stream(&path, &LoadOptions::default())?;
@@ -207,6 +207,7 @@ mod load;
 mod mtx;
 mod number;
 mod options;
+mod order;
 mod parse;
 mod prepare;
 mod progress;
@@ -225,10 +226,11 @@ pub use edge_stream_file::{
 };
 pub use fields::Delimiter;
 pub use format::{Format, ThirdColumn};
-pub use generate::{ArrivalOrder, Generator, GraphKind};
+pub use generate::{Generator, GraphKind};
 pub use ids::{IdMode, SPARSE_FLOOR};
 pub use load::{load_csr, load_edge_stream, parse_csr, parse_edge_stream};
 pub use options::{DEFAULT_BLOCK_SIZE, LoadOptions};
+pub use order::Order;
 pub use progress::ParseProgress;
 pub use stream::{EdgeStream, EdgeValues, ValueKind};
 pub use write::{TextEdgeWriter, write_edges, write_edges_to};

@@ -52,5 +52,5 @@ pub use job::{
 pub use maintained::{KernelMode, MaintainedKernels, MaintainedSummary, is_maintainable};
 pub use plan::{Choice, StorePlan, plan};
 pub use report::{CsvRow, InputSummary, Report};
-pub use stream::{Order, Stream};
+pub use stream::Stream;
 pub use window::Window;

@@ -2,10 +2,14 @@
 //! human-readable table and CSV rows of it (JSON is its `Serialize`).
 
 use crate::engine::StoreSummary;
-use crate::stream::Order;
-use serde::Serialize;
+use dyngraph_loader::Order;
+use serde::{Serialize, Serializer};
 use std::io::{self, Write};
 use std::path::PathBuf;
+
+fn order_name<S: Serializer>(order: &Order, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(order.as_str())
+}
 
 /// The replayed input and how it was replayed: the JSON's `input`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -16,7 +20,8 @@ pub struct InputSummary {
     pub edges: u64,
     /// Vertices of the stream.
     pub vertices: u64,
-    /// Arrival order.
+    /// Arrival order (`file`, `time`, `shuffle` or `source` in the JSON).
+    #[serde(serialize_with = "order_name")]
     pub order: Order,
     /// Seed of a shuffled order.
     pub seed: u64,
@@ -71,7 +76,7 @@ impl Report {
             input.path.display(),
             input.edges,
             input.vertices,
-            format!("{:?}", input.order).to_lowercase(),
+            input.order,
             input.base_pct,
             input.batch,
             input

@@ -4,7 +4,7 @@
 use dyngraph_core::{
     EdgeChunk, EdgeSource, Error, IdMap, Result, Timestamp, VertexId, Weight, WeightedEdge,
 };
-use dyngraph_loader::{Column, EdgeStream, EdgeValues};
+use dyngraph_loader::{Column, EdgeStream, EdgeValues, Order};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -30,22 +30,6 @@ pub struct Stream {
     /// The original ids of the vertices, when the input's ids were sparse
     /// integers or strings and the loader relabelled them.
     pub ids: Option<Arc<IdMap>>,
-}
-
-/// The arrival order of a replay.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum Order {
-    /// As in the file.
-    File,
-    /// Sorted by the timestamp column (stable: ties keep file order).
-    Time,
-    /// Shuffled with a seed (the papers' Random workload).
-    Shuffle,
-    /// Grouped by source vertex, file order within a source (the papers'
-    /// Hammer workload).
-    Source,
 }
 
 impl From<EdgeStream> for Stream {

@@ -1,8 +1,9 @@
 //! A replay of a binary edge stream reads the mapped columns in place: at
 //! a billion edges the copy was 8.6 of the replay's 16 GiB.
 
+use dyngraph_loader::Order;
 use dyngraph_loader::{LoadOptions, load_edge_stream, map_edge_stream, write_edge_stream_file};
-use dyngraph_replay::{Order, ReplaySpec, prepare_stream, run, run_reading};
+use dyngraph_replay::{ReplaySpec, prepare_stream, run, run_reading};
 use dyngraph_stores::StoreKind;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
