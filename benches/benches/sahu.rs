@@ -222,7 +222,7 @@ fn each_store(work: &mut impl OnStore) {
             // Vcsr; here it would add minutes to a 22-minute suite.
             StoreKind::Bal => {}
             // A store in files, without `Clone` (the clone and in-place
-            // tasks copy the built store): crates/durable/examples/compare.rs
+            // tasks copy the built store): benches/examples/durable_compare.rs
             // measures it beside Vcsr and SQLite.
             StoreKind::Durable => {}
         }

@@ -17,7 +17,7 @@ pub fn left_out_of_edge_at_a_time(kind: StoreKind) -> Option<&'static str> {
              rebuilt per 1 % of the stream",
         ),
         StoreKind::Durable => Some(
-            "each edge is a sync point to disk: crates/durable/examples/compare.rs measures it \
+            "each edge is a sync point to disk: benches/examples/durable_compare.rs measures it \
              beside Vcsr and SQLite",
         ),
         _ => None,

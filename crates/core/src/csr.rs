@@ -75,19 +75,7 @@ impl From<StoreOptions> for CsrOptions {
     }
 }
 
-impl StoreConfig for CsrOptions {
-    fn from_shared(shared: StoreOptions) -> Self {
-        Self::from(shared)
-    }
-
-    fn shared(&self) -> &StoreOptions {
-        &self.store
-    }
-
-    fn shared_mut(&mut self) -> &mut StoreOptions {
-        &mut self.store
-    }
-}
+crate::store_config!(CsrOptions, store);
 
 impl CsrOptions {
     /// Sets [`CsrOptions::sort`].

@@ -152,6 +152,48 @@ pub trait StoreConfig: Clone + fmt::Debug + Sized {
     }
 }
 
+/// Implements [`StoreConfig`] for an options type whose shared options
+/// are its field `$field` and which is built `From<StoreOptions>` (the
+/// store's own knobs at their defaults): the three methods every store's
+/// options would otherwise write out alike.
+///
+/// ```
+/// use dyngraph_core::{StoreConfig, StoreOptions};
+///
+/// #[derive(Clone, Debug)]
+/// struct MyOptions {
+///     store: StoreOptions,
+///     fanout: usize,
+/// }
+/// impl From<StoreOptions> for MyOptions {
+///     fn from(store: StoreOptions) -> Self {
+///         Self { store, fanout: 8 }
+///     }
+/// }
+/// dyngraph_core::store_config!(MyOptions, store);
+///
+/// let options = MyOptions::from_shared(StoreOptions::default()).in_edges(true);
+/// assert!(options.shared().in_edges && options.fanout == 8);
+/// ```
+#[macro_export]
+macro_rules! store_config {
+    ($options:ty, $field:ident) => {
+        impl $crate::StoreConfig for $options {
+            fn from_shared(shared: $crate::StoreOptions) -> Self {
+                Self::from(shared)
+            }
+
+            fn shared(&self) -> &$crate::StoreOptions {
+                &self.$field
+            }
+
+            fn shared_mut(&mut self) -> &mut $crate::StoreOptions {
+                &mut self.$field
+            }
+        }
+    };
+}
+
 /// The stores whose only options are the shared ones (`Pcsr`, `Bal`,
 /// `CsrRebuild`).
 impl StoreConfig for StoreOptions {

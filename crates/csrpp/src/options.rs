@@ -126,19 +126,7 @@ impl From<StoreOptions> for CsrPPOptions {
     }
 }
 
-impl StoreConfig for CsrPPOptions {
-    fn from_shared(shared: StoreOptions) -> Self {
-        Self::from(shared)
-    }
-
-    fn shared(&self) -> &StoreOptions {
-        &self.store
-    }
-
-    fn shared_mut(&mut self) -> &mut StoreOptions {
-        &mut self.store
-    }
-}
+dyngraph_core::store_config!(CsrPPOptions, store);
 
 impl CsrPPOptions {
     /// Sets [`CsrPPOptions::segment_size`].

@@ -19,7 +19,7 @@
 //! rather than once per list, and a view pays one load per vertex read to
 //! pick the copy or the store, whose saved copies scan like a freshly
 //! loaded store. Measured against per-list copy-before-write
-//! ([`dyngraph_core::cow`]) in `examples/snapshot_cost.rs` (the crate's
+//! ([`dyngraph_core::cow`]) in `benches/examples/csrpp_snapshot_cost.rs` (the crate's
 //! README has the figures): batches and PageRank on the view are much
 //! faster; single-edge streams copy more memory, since each first change
 //! of a segment copies all of it.

@@ -182,7 +182,7 @@
 //! `crates/durable/README.md` has the crash campaigns (a child process
 //! killed with `SIGKILL` at random points and fail points, one writer and
 //! two writer threads), the corruption sweep, the torn-write and full-disk
-//! tests, and the comparison with `Vcsr` and SQLite (`examples/compare.rs`),
+//! tests, and the comparison with `Vcsr` and SQLite (`benches/examples/durable_compare.rs`),
 //! with the commands and the figures.
 //!
 //! [`GraphStore`]: dyngraph_core::GraphStore

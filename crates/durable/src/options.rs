@@ -259,19 +259,7 @@ impl From<StoreOptions> for DurableOptions {
     }
 }
 
-impl StoreConfig for DurableOptions {
-    fn from_shared(shared: StoreOptions) -> Self {
-        Self::from(shared)
-    }
-
-    fn shared(&self) -> &StoreOptions {
-        &self.store
-    }
-
-    fn shared_mut(&mut self) -> &mut StoreOptions {
-        &mut self.store
-    }
-}
+dyngraph_core::store_config!(DurableOptions, store);
 
 impl DurableOptions {
     /// Options for a store in `dir`.

@@ -336,10 +336,6 @@ impl EdgeWeights for DurableVcsr {
 }
 
 impl GraphUpdate for DurableVcsr {
-    fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
-        self.insert_weighted_edge(src, dst, 1.0)
-    }
-
     fn insert_weighted_edge(
         &mut self,
         src: VertexId,

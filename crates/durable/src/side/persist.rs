@@ -30,6 +30,9 @@ pub(crate) struct Sums {
     /// One bit per entry changed since the last checkpoint.
     dirty: Vec<u64>,
     header_dirty: bool,
+    /// Opened for reading only (a read-only open): the file is never
+    /// written or extended, whatever the replay does in memory.
+    read_only: bool,
 }
 
 impl Sums {
@@ -89,6 +92,7 @@ impl Sums {
             dirty: vec![0; values.len().div_ceil(64)],
             values,
             header_dirty: false,
+            read_only,
         })
     }
 
@@ -110,6 +114,7 @@ impl Sums {
             dirty: vec![0; values.len().div_ceil(64)],
             values,
             header_dirty: false,
+            read_only: true,
         }
     }
 
@@ -150,6 +155,7 @@ impl Sums {
             dirty: vec![0; values.len().div_ceil(64)],
             values,
             header_dirty: false,
+            read_only: false,
         })
     }
 
@@ -192,7 +198,11 @@ impl Sums {
         if pages as u64 > self.header.pages {
             self.header.pages = pages as u64;
             self.header_dirty = true;
-            if let Some(file) = &self.file {
+            // A read-only open replaying a growth from the log extends
+            // nothing on disk (its file was opened for reading: extending
+            // it failed with EBADF, and `recover --check` called a sound
+            // store damaged).
+            if let Some(file) = self.file.as_ref().filter(|_| !self.read_only) {
                 allocate(file, &self.path, self.file_len())?;
             }
         }

@@ -7,10 +7,10 @@
 //! for profiling and for the figures the CLI cannot give.
 //!
 //! ```sh
-//! cargo run --release -p dyngraph-replay --example peers_probe -- kernels FILE THREADS REPS [SOURCE] [KERNELS]
-//! cargo run --release -p dyngraph-replay --example peers_probe -- replay FILE BASE% STORE in|noin REPS
-//! cargo run --release -p dyngraph-replay --example peers_probe -- views FILE STORE REPS [THREADS]
-//! cargo run --release -p dyngraph-replay --example peers_probe -- once FILE STORE KERNEL [THREADS]
+//! cargo run --release -p dyngraph-benches --example peers_probe -- kernels FILE THREADS REPS [SOURCE] [KERNELS]
+//! cargo run --release -p dyngraph-benches --example peers_probe -- replay FILE BASE% STORE in|noin REPS
+//! cargo run --release -p dyngraph-benches --example peers_probe -- views FILE STORE REPS [THREADS]
+//! cargo run --release -p dyngraph-benches --example peers_probe -- once FILE STORE KERNEL [THREADS]
 //! ```
 //! `STORE` is any store of the registry (`vcsr`, `pcsr`, `bal`, `csrpp`, ...). `views` builds the store the way
 //! `replay --base 30 --batch 1` does (30 % bulk, the rest one edge at a
@@ -20,14 +20,14 @@
 //! engine's grouped timing, the engine with one timer around the whole
 //! stream, and a bare loop of `insert_edges` calls under one timer.
 
-use dyngraph_core::StoreConfig;
-use dyngraph_core::{
+use dyngraph::core::StoreConfig;
+use dyngraph::core::{
     Csr, CsrOptions, DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId,
 };
-use dyngraph_kernels::{KernelName, KernelOptions, run};
-use dyngraph_loader::{LoadOptions, load_edge_stream};
-use dyngraph_replay::{NoObserver, ReplayOptions, Stream, kernel_options, replay};
-use dyngraph_stores::{StoreKind, StoreSettings, StoreVisitor};
+use dyngraph::kernels::{KernelName, KernelOptions, run};
+use dyngraph::loader::{LoadOptions, load_edge_stream};
+use dyngraph::replay::{NoObserver, ReplayOptions, Stream, kernel_options, replay};
+use dyngraph::stores::{StoreKind, StoreSettings, StoreVisitor};
 use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;

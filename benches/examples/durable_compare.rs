@@ -5,7 +5,7 @@
 //! tables.
 //!
 //! ```text
-//! cargo run --release -p dyngraph-durable --example compare -- [--kron-scale 20]
+//! cargo run --release -p dyngraph-benches --example durable_compare -- [--kron-scale 20]
 //!     [--datasets college,mathoverflow,kron] [--syncs edge,1k,batch,group,none]
 //!     [--edge-cap 2000] [--k1-cap 200000] [--sqlite-cap 4000000]
 //!     [--sqlite true] [--ablation true] [--whole true] [--repeat 1]
@@ -41,14 +41,14 @@
 //! pull PageRank on it after a read-only open (the `dyngraph run pr D`
 //! case) against `Vcsr` with in-edges.
 
-use dyngraph_core::StoreConfig;
-use dyngraph_core::{
+use dyngraph::core::StoreConfig;
+use dyngraph::core::{
     Csr, CsrOptions, Edge, FromEdges, Graph, GraphStore, GraphUpdate, InEdges, OutNeighbors,
     StoreOptions,
 };
-use dyngraph_durable::{DurableOptions, DurableVcsr, GroupCommit, SyncPolicy};
-use dyngraph_kernels::{PageRankOptions, pagerank};
-use dyngraph_loader::{EdgeStream, Generator, LoadOptions, Order, load_edge_stream};
+use dyngraph::durable::{DurableOptions, DurableVcsr, GroupCommit, SyncPolicy};
+use dyngraph::kernels::{PageRankOptions, pagerank};
+use dyngraph::loader::{EdgeStream, Generator, LoadOptions, Order, load_edge_stream};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -297,9 +297,9 @@ fn sqlite_pagerank(conn: &rusqlite::Connection) -> f64 {
 
 /// `edges` into a new in-memory `Vcsr` in batches of `batch`, and the
 /// seconds it took.
-fn vcsr_replay(edges: &[Edge], batch: usize, in_edges: bool) -> (dyngraph_vcsr::Vcsr, f64) {
+fn vcsr_replay(edges: &[Edge], batch: usize, in_edges: bool) -> (dyngraph::vcsr::Vcsr, f64) {
     let mut vcsr =
-        dyngraph_vcsr::Vcsr::new(dyngraph_vcsr::VcsrOptions::default().in_edges(in_edges))
+        dyngraph::vcsr::Vcsr::new(dyngraph::vcsr::VcsrOptions::default().in_edges(in_edges))
             .expect("default options");
     let start = Instant::now();
     for chunk in edges.chunks(batch) {

@@ -17,7 +17,7 @@
 //!   view reads many lists from the snapshot's saved copies).
 //!
 //! ```sh
-//! cargo run --release -p dyngraph-csrpp --example snapshot_cost -- [kron SCALE | mathoverflow] [reps]
+//! cargo run --release -p dyngraph-benches --example csrpp_snapshot_cost -- [kron SCALE | mathoverflow] [reps]
 //! ```
 //!
 //! `kron` is the Graph500 Kronecker generator (edge factor 16, default
@@ -26,13 +26,13 @@
 //! machine, `SNAPSHOT_COST_CPU=1 RAYON_NUM_THREADS=1` times CPU time
 //! instead of wall time.
 
-use dyngraph_core::StoreConfig;
-use dyngraph_core::{
+use dyngraph::core::StoreConfig;
+use dyngraph::core::{
     EdgeChunk, FromEdges, Graph, GraphUpdate, OutNeighbors, Result, Snapshots, VertexId,
 };
-use dyngraph_csrpp::{CsrPP, CsrPPOptions};
-use dyngraph_kernels::{PageRankMethod, PageRankOptions, pagerank};
-use dyngraph_loader::Generator;
+use dyngraph::csrpp::{CsrPP, CsrPPOptions};
+use dyngraph::kernels::{PageRankMethod, PageRankOptions, pagerank};
+use dyngraph::loader::Generator;
 use std::time::{Duration, Instant};
 
 /// The edges as columns, in arrival order.
@@ -70,15 +70,14 @@ fn mathoverflow() -> Result<Columns> {
     for file in ["base.wel", "dynamic.wel"] {
         let path = format!("{dir}/{file}");
         let text = std::fs::read_to_string(&path).map_err(|e| {
-            dyngraph_core::Error::InvalidArgument(format!("{path}: {e} (shared data absent?)"))
+            dyngraph::core::Error::InvalidArgument(format!("{path}: {e} (shared data absent?)"))
         })?;
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let mut fields = line.split_whitespace();
             let mut id = || -> Result<VertexId> {
-                fields
-                    .next()
-                    .and_then(|f| f.parse().ok())
-                    .ok_or_else(|| dyngraph_core::Error::InvalidArgument(format!("{path}: {line}")))
+                fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| {
+                    dyngraph::core::Error::InvalidArgument(format!("{path}: {line}"))
+                })
             };
             src.push(id()?);
             dst.push(id()?);
@@ -128,7 +127,7 @@ fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
 /// (printed, so the work is not optimised away and views can be compared).
 fn timed_pagerank<G>(graph: &G) -> Result<(Duration, f64)>
 where
-    G: OutNeighbors + dyngraph_core::InEdges + Sync,
+    G: OutNeighbors + dyngraph::core::InEdges + Sync,
 {
     let (ranks, elapsed) = time(|| pagerank(graph, &PageRankOptions::default()));
     let ranks = ranks?;

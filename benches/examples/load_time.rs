@@ -1,11 +1,11 @@
-//! Times loads of a file: `cargo run --release -p dyngraph-loader
+//! Times loads of a file: `cargo run --release -p dyngraph-benches
 //! --example load_time -- PATH [THREADS] [stream|csr|csr-transpose]
 //! [REPEATS]` (three loads by default, each timed).
 
-use dyngraph_loader::{LoadOptions, load_csr, load_edge_stream};
+use dyngraph::loader::{LoadOptions, load_csr, load_edge_stream};
 use std::time::Instant;
 
-fn main() -> Result<(), dyngraph_core::Error> {
+fn main() -> Result<(), dyngraph::core::Error> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
