@@ -123,6 +123,6 @@ pub use packed_set::{Iter, PackedSet, Range, SlotMove};
 pub use policy::{
     DegreeProportional, Even, GapPolicy, HistoryAdaptive, LinearGaps, Window, apportion,
 };
-pub use runs::{MAX_CAPACITY, PackedRuns};
+pub use runs::{MAX_CAPACITY, PackedRuns, RunAppends};
 pub use stats::PmaStats;
 pub use tree::{DensityTree, PmaOptions, Thresholds};

@@ -9,6 +9,9 @@ use crate::tree::{DensityTree, PmaOptions, ceil_log2};
 use std::ops::Range;
 use strength_reduce::StrengthReducedU64;
 
+mod batch;
+pub use batch::RunAppends;
+
 /// A neighbour shift may always move this many elements, whatever the
 /// section holds.
 const SHIFT_SLACK: usize = 16;
