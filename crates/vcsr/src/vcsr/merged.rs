@@ -1,0 +1,266 @@
+//! [`BatchUpdates::Merged`](crate::BatchUpdates::Merged): a batch grouped
+//! by vertex in parallel, then merged into each edge array in one pass
+//! ([`PackedRuns::append_batch`]); deletes grouped the same way and
+//! tombstoned run by run in parallel ([`PackedRuns::par_runs_mut`]).
+//!
+//! The result equals applying the batch one edge at a time: every list,
+//! out and in, gets the batch's edges in arrival order (under simple
+//! semantics a batch's in-edges arrive in source order), and a delete
+//! removes the oldest live occurrence.
+
+use super::{EdgeArrays, pma_error};
+use crate::grouping::{Groups, collect, group_by_key};
+use crate::slot::{Slot, TOMBSTONE, Target};
+use dyngraph_core::{EdgeSource, Error, Result, VertexId};
+use dyngraph_pma::{Element, GapPolicy, PackedRuns, RunAppends};
+use rayon::prelude::*;
+use std::collections::HashSet;
+
+/// Marks a delete that found no live occurrence.
+const NOT_FOUND: u32 = u32::MAX;
+
+/// A deleted slot a snapshot may still need: `(in-edge array, vertex,
+/// index in its run)`.
+pub(super) type DeletedSlot = (bool, VertexId, u32);
+
+/// Runs of at most this many slots (run and batch together) are checked
+/// for duplicates by scanning, longer ones through a hash set.
+const SCAN_FOR_DUPLICATES: usize = 64;
+
+/// The groups' item slices, mutable, in key order.
+fn split_items<'a, T>(offsets: &[usize], mut items: &'a mut [T]) -> Vec<&'a mut [T]> {
+    let mut slices = Vec::with_capacity(offsets.len().saturating_sub(1));
+    for bounds in offsets.windows(2) {
+        let (slice, rest) = std::mem::take(&mut items).split_at_mut(bounds[1] - bounds[0]);
+        slices.push(slice);
+        items = rest;
+    }
+    slices
+}
+
+/// Appends each group to its vertex's run and counts it in its degree.
+fn append_groups<T: Element + Send + Sync, P: GapPolicy>(
+    runs: &mut PackedRuns<T, P>,
+    groups: &Groups<T>,
+    degrees: &mut [u32],
+) -> Result<()> {
+    let appends =
+        RunAppends::new(&groups.keys, &groups.offsets, &groups.items).map_err(pma_error)?;
+    runs.append_batch(appends).map_err(pma_error)?;
+    for (g, &v) in groups.keys.iter().enumerate() {
+        degrees[v as usize] += groups.range(g).len() as u32;
+    }
+    Ok(())
+}
+
+/// Which of `new` (in order) a run holding `run` may take under simple
+/// semantics: no live slot of the run and no earlier kept one of `new`
+/// points to the same target.
+fn keep_firsts<S: Slot>(run: &[S], new: &[S]) -> Vec<bool> {
+    let live = |slot: &S| slot.target().0;
+    if run.len() + new.len() <= SCAN_FOR_DUPLICATES {
+        let mut keep = Vec::with_capacity(new.len());
+        for (j, slot) in new.iter().enumerate() {
+            let target = slot.target().0;
+            let seen = run.iter().any(|s| live(s) == target)
+                || new[..j]
+                    .iter()
+                    .zip(&keep)
+                    .any(|(s, &k)| k && s.target().0 == target);
+            keep.push(!seen);
+        }
+        return keep;
+    }
+    // Tombstones carry the top bit, so they never equal a target.
+    let mut seen: HashSet<u32> = run.iter().map(live).collect();
+    new.iter()
+        .map(|slot| seen.insert(slot.target().0))
+        .collect()
+}
+
+impl<S: Slot, P: GapPolicy + Clone> EdgeArrays<'_, S, P> {
+    /// Inserts a batch (ids checked, the graph grown) the merged way.
+    /// Returns the edges added.
+    pub(super) fn insert_merged<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<u64> {
+        let vertices = self.out_degree.len();
+        let (keys, slots) = collect(edges.len(), |first, keys, items| {
+            let mut i = 0;
+            edges.for_each_in(first..first + keys.len(), |src, dst, weight| {
+                keys[i] = src;
+                items[i] = S::new(dst, weight);
+                i += 1;
+            });
+        });
+        let mut out = group_by_key(&keys, &slots, vertices);
+        drop((keys, slots));
+        if self.simple {
+            self.drop_duplicates(&mut out);
+        }
+        let incoming = match self.incoming.is_some() {
+            false => None,
+            true if self.simple => Some(in_edges_of(&out, vertices)),
+            true => {
+                let (keys, sources) = collect(edges.len(), |first, keys, items| {
+                    let mut i = 0;
+                    edges.for_each_in(first..first + keys.len(), |src, dst, _| {
+                        keys[i] = dst;
+                        items[i] = Target(src);
+                        i += 1;
+                    });
+                });
+                Some(group_by_key(&keys, &sources, vertices))
+            }
+        };
+        append_groups(self.out, &out, self.out_degree)?;
+        if let (Some(runs), Some(groups)) = (self.incoming.as_deref_mut(), &incoming) {
+            append_groups(runs, groups, self.in_degree)?;
+        }
+        Ok(out.items.len() as u64)
+    }
+
+    /// Under simple semantics: drops from `out` every edge the store or an
+    /// earlier edge of the batch already has.
+    fn drop_duplicates(&self, out: &mut Groups<S>) {
+        let runs: Vec<&[S]> = out
+            .keys
+            .iter()
+            .map(|&v| self.out.run(v as usize).unwrap_or(&[]))
+            .collect();
+        let groups = &*out;
+        let keep: Vec<bool> = runs
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(g, run)| keep_firsts(run, &groups.items[groups.range(g)]))
+            .collect();
+        let (mut write, mut kept_keys, mut ends) = (0, Vec::new(), vec![0]);
+        for g in 0..out.len() {
+            for read in out.range(g) {
+                if keep[read] {
+                    out.items[write] = out.items[read];
+                    write += 1;
+                }
+            }
+            if write > *ends.last().unwrap_or(&0) {
+                kept_keys.push(out.keys[g]);
+                ends.push(write);
+            }
+        }
+        out.items.truncate(write);
+        out.keys = kept_keys;
+        out.offsets = ends;
+    }
+
+    /// Deletes a batch the merged way: each edge removes the oldest live
+    /// occurrence, if any. Returns the edges removed and, when `record`,
+    /// the slots deleted (for the snapshots alive).
+    pub(super) fn delete_merged<E: EdgeSource + ?Sized>(
+        &mut self,
+        edges: &E,
+        record: bool,
+    ) -> Result<(u64, Vec<DeletedSlot>)> {
+        let vertices = self.out_degree.len();
+        let (keys, wanted) = collect(edges.len(), |first, keys, items| {
+            let mut i = 0;
+            edges.for_each_in(first..first + keys.len(), |src, dst, _| {
+                // An edge with an end outside the graph is not there.
+                let inside = (src as usize) < vertices && (dst as usize) < vertices;
+                keys[i] = if inside { src } else { u32::MAX };
+                items[i] = (dst, NOT_FOUND);
+                i += 1;
+            });
+        });
+        let mut out = group_by_key(&keys, &wanted, vertices);
+        drop((keys, wanted));
+        let slices = split_items(&out.offsets, &mut out.items);
+        let removed = self
+            .out
+            .par_runs_mut(&out.keys, slices, |run, wanted| {
+                tombstone_oldest(run, wanted, |slot: &mut S| &mut slot.target_mut().0)
+            })
+            .map_err(pma_error)?;
+        let mut total = 0u64;
+        for (&v, count) in out.keys.iter().zip(removed) {
+            self.out_degree[v as usize] -= count;
+            total += u64::from(count);
+        }
+        let mut deleted = Vec::new();
+        if record {
+            for (g, &v) in out.keys.iter().enumerate() {
+                let found = out.items[out.range(g)]
+                    .iter()
+                    .filter(|(_, at)| *at != NOT_FOUND);
+                deleted.extend(found.map(|&(_, at)| (false, v, at)));
+            }
+        }
+        if let Some(incoming) = self.incoming.as_deref_mut() {
+            let (keys, wanted) = collect(out.items.len(), |first, keys, items| {
+                let mut g = out.offsets.partition_point(|&end| end <= first) - 1;
+                for (i, (key, item)) in keys.iter_mut().zip(items.iter_mut()).enumerate() {
+                    while out.offsets[g + 1] <= first + i {
+                        g += 1;
+                    }
+                    let (dst, at) = out.items[first + i];
+                    *key = if at == NOT_FOUND { u32::MAX } else { dst };
+                    *item = (out.keys[g], NOT_FOUND);
+                }
+            });
+            let mut sources = group_by_key(&keys, &wanted, vertices);
+            drop((keys, wanted));
+            let slices = split_items(&sources.offsets, &mut sources.items);
+            let removed = incoming
+                .par_runs_mut(&sources.keys, slices, |run, wanted| {
+                    tombstone_oldest(run, wanted, |slot: &mut Target| &mut slot.0)
+                })
+                .map_err(pma_error)?;
+            for (g, (&v, count)) in sources.keys.iter().zip(removed).enumerate() {
+                if count as usize != sources.range(g).len() {
+                    return Err(Error::InvalidStructure(format!(
+                        "in-edges of {v}: {} of a batch's deletes missing",
+                        sources.range(g).len() - count as usize
+                    )));
+                }
+                self.in_degree[v as usize] -= count;
+                if record {
+                    let found = sources.items[sources.range(g)].iter();
+                    deleted.extend(found.map(|&(_, at)| (true, v, at)));
+                }
+            }
+        }
+        Ok((total, deleted))
+    }
+}
+
+/// Tombstones, for each `(target, found)` of `wanted` in order, the first
+/// live slot of `run` pointing to `target`, and notes its index in
+/// `found`. Returns how many were found.
+fn tombstone_oldest<S: Copy>(
+    run: &mut [S],
+    wanted: &mut [(u32, u32)],
+    target: impl Fn(&mut S) -> &mut u32,
+) -> u32 {
+    let mut removed = 0;
+    for (dst, found) in wanted.iter_mut() {
+        if let Some(at) = run.iter_mut().position(|slot| *target(slot) == *dst) {
+            *target(&mut run[at]) |= TOMBSTONE;
+            *found = at as u32;
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Under simple semantics, the in-edges of the kept out-edges, grouped by
+/// destination, each in-list in source order.
+fn in_edges_of<S: Slot>(out: &Groups<S>, vertices: usize) -> Groups<Target> {
+    let (keys, sources) = collect(out.items.len(), |first, keys, items| {
+        let mut g = out.offsets.partition_point(|&end| end <= first) - 1;
+        for (i, (key, item)) in keys.iter_mut().zip(items.iter_mut()).enumerate() {
+            while out.offsets[g + 1] <= first + i {
+                g += 1;
+            }
+            *key = out.items[first + i].target().0;
+            *item = Target(out.keys[g]);
+        }
+    });
+    group_by_key(&keys, &sources, vertices)
+}
