@@ -3,10 +3,9 @@
 //!
 //! The key space is cut into one part per thread with about as many items
 //! each (a coarse histogram decides where); every part reads all the keys
-//! and groups its own, by counting where the part's keys are dense and by
-//! sorting `(key, arrival)` tags where they are sparse, straight into its
-//! own piece of the output. Reading the keys once per part is a sequential
-//! 4 bytes per item; the scatter, which is not, is done once.
+//! and groups its own into its own piece of the output: by counting where
+//! the part's keys are dense, by a radix sort where they are not. Reading
+//! the keys once per part is a sequential 4 bytes per item.
 
 use rayon::prelude::*;
 use std::ops::Range;
@@ -150,63 +149,172 @@ fn balanced_key_ranges(keys: &[u32], key_bound: usize, parts: usize) -> Vec<(Ran
     ranges
 }
 
+/// Parts of fewer items are grouped by sorting `(key, arrival)` tags.
+const TAG_SORT_ITEMS: usize = 1 << 11;
+
+/// Parts whose keys span at most this many values (and no more than four
+/// per item) are grouped by counting: the counts stay in cache.
+const COUNT_SPAN: usize = 1 << 16;
+
+/// Buckets of the radix sort's first pass are at least `2^8` and enough
+/// that each bucket's keys span at most `2^16` values.
+const FIRST_DIGIT_BITS: u32 = 8;
+const BUCKET_SPAN_BITS: u32 = 16;
+
 /// Groups the items whose key is in `range` into `out` (exactly their
 /// count); returns the part's keys and each group's end in `out`.
-fn group_part<T: Copy>(
+///
+/// Keys of a narrow range are counted in one pass. Wider ones take a
+/// radix sort of two passes: by the high bits into a few hundred buckets
+/// (few enough write streams for the caches and the TLB, which a count
+/// per key over a million-vertex range misses at every item), then each
+/// bucket by its low bits, counted when it is dense enough and
+/// tag-sorted otherwise. Both passes are stable, so arrival order holds
+/// within a key. A few items are tag-sorted at once.
+fn group_part<T: Copy + Default>(
+    keys: &[u32],
+    items: &[T],
+    range: Range<u32>,
+    out: &mut [T],
+) -> (Vec<u32>, Vec<usize>) {
+    let n = out.len();
+    let span = (range.end - range.start) as usize;
+    if n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    if span <= COUNT_SPAN && span <= 4 * n {
+        return count_part(keys, items, range, out);
+    }
+    if n < TAG_SORT_ITEMS {
+        return tag_sort_part(keys, items, range, out);
+    }
+    let bits = u32::BITS - (span as u32 - 1).leading_zeros();
+    let high = FIRST_DIGIT_BITS
+        .max(bits.saturating_sub(BUCKET_SPAN_BITS))
+        .min(bits);
+    let low = bits - high;
+    let mut next = vec![0u32; (1usize << high) + 1];
+    for &key in keys.iter().filter(|k| range.contains(k)) {
+        next[((key - range.start) >> low) as usize + 1] += 1;
+    }
+    for b in 1..next.len() {
+        next[b] += next[b - 1];
+    }
+    let bucket_ends: Vec<usize> = next[1..].iter().map(|&end| end as usize).collect();
+    let mut by_bucket = vec![(0u32, T::default()); n];
+    for (&key, &item) in keys.iter().zip(items).filter(|(k, _)| range.contains(k)) {
+        let key = key - range.start;
+        let at = &mut next[(key >> low) as usize];
+        by_bucket[*at as usize] = (key, item);
+        *at += 1;
+    }
+    let (mut group_keys, mut ends) = (Vec::new(), Vec::new());
+    let mut counts = Vec::new();
+    let mut tags: Vec<u64> = Vec::new();
+    let mut start = 0;
+    for (bucket, &end) in bucket_ends.iter().enumerate() {
+        let pairs = &by_bucket[start..end];
+        let first_key = ((bucket as u32) << low) + range.start;
+        let bucket_out = &mut out[start..end];
+        if pairs.len() * 4 >= 1 << low {
+            counts.clear();
+            counts.resize((1usize << low) + 1, 0u32);
+            let low_of = |key: u32| (key & ((1u32 << low) - 1)) as usize;
+            for &(key, _) in pairs {
+                counts[low_of(key) + 1] += 1;
+            }
+            for k in 0..1usize << low {
+                if counts[k + 1] > 0 {
+                    group_keys.push(first_key + k as u32);
+                    ends.push(start + (counts[k] + counts[k + 1]) as usize);
+                }
+                counts[k + 1] += counts[k];
+            }
+            for &(key, item) in pairs {
+                let at = &mut counts[low_of(key)];
+                bucket_out[*at as usize] = item;
+                *at += 1;
+            }
+        } else if !pairs.is_empty() {
+            tags.clear();
+            tags.extend(
+                pairs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(key, _))| (u64::from(key) << 32) | i as u64),
+            );
+            tags.sort_unstable();
+            for (i, (slot, &tag)) in bucket_out.iter_mut().zip(&tags).enumerate() {
+                *slot = pairs[(tag & u64::from(u32::MAX)) as usize].1;
+                if i + 1 == tags.len() || tags[i + 1] >> 32 != tag >> 32 {
+                    group_keys.push(range.start + (tag >> 32) as u32);
+                    ends.push(start + i + 1);
+                }
+            }
+        }
+        start = end;
+    }
+    (group_keys, ends)
+}
+
+/// [`group_part`] by counting: one count per key of the range.
+fn count_part<T: Copy>(
     keys: &[u32],
     items: &[T],
     range: Range<u32>,
     out: &mut [T],
 ) -> (Vec<u32>, Vec<usize>) {
     let span = (range.end - range.start) as usize;
+    let mut next = vec![0u32; span + 1];
+    for &key in keys.iter().filter(|k| range.contains(k)) {
+        next[(key - range.start) as usize + 1] += 1;
+    }
+    let mut part_keys = Vec::new();
+    for k in 0..span {
+        if next[k + 1] > 0 {
+            part_keys.push(range.start + k as u32);
+        }
+        next[k + 1] += next[k];
+    }
+    let ends = part_keys
+        .iter()
+        .map(|&key| next[(key - range.start) as usize + 1] as usize)
+        .collect();
+    for (&key, &item) in keys.iter().zip(items).filter(|(k, _)| range.contains(k)) {
+        let at = &mut next[(key - range.start) as usize];
+        out[*at as usize] = item;
+        *at += 1;
+    }
+    (part_keys, ends)
+}
+
+/// [`group_part`] by sorting `(key, arrival)` tags, so equal keys keep
+/// arrival order.
+fn tag_sort_part<T: Copy>(
+    keys: &[u32],
+    items: &[T],
+    range: Range<u32>,
+    out: &mut [T],
+) -> (Vec<u32>, Vec<usize>) {
+    let mut tags: Vec<u64> = keys
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| range.contains(k))
+        .map(|(i, &k)| (u64::from(k) << 32) | i as u64)
+        .collect();
+    tags.sort_unstable();
+    for (slot, &tag) in out.iter_mut().zip(&tags) {
+        *slot = items[(tag & u64::from(u32::MAX)) as usize];
+    }
     let (mut part_keys, mut ends) = (Vec::new(), Vec::new());
-    if out.is_empty() {
-        return (part_keys, ends);
+    for (i, pair) in tags.windows(2).enumerate() {
+        if pair[0] >> 32 != pair[1] >> 32 {
+            part_keys.push((pair[0] >> 32) as u32);
+            ends.push(i + 1);
+        }
     }
-    if span <= 4 * out.len() {
-        // Dense: a counting sort over the part's keys.
-        let mut next = vec![0usize; span + 1];
-        for &key in keys.iter().filter(|k| range.contains(k)) {
-            next[(key - range.start) as usize + 1] += 1;
-        }
-        for k in 0..span {
-            if next[k + 1] > 0 {
-                part_keys.push(range.start + k as u32);
-            }
-            next[k + 1] += next[k];
-        }
-        ends.extend(
-            part_keys
-                .iter()
-                .map(|&key| next[(key - range.start) as usize + 1]),
-        );
-        for (&key, &item) in keys.iter().zip(items).filter(|(k, _)| range.contains(k)) {
-            let at = &mut next[(key - range.start) as usize];
-            out[*at] = item;
-            *at += 1;
-        }
-    } else {
-        // Sparse: sort `(key, arrival)` tags, so equal keys keep arrival
-        // order, then gather.
-        let mut tags: Vec<u64> = keys
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| range.contains(k))
-            .map(|(i, &k)| (u64::from(k) << 32) | i as u64)
-            .collect();
-        tags.sort_unstable();
-        for (slot, &tag) in out.iter_mut().zip(&tags) {
-            *slot = items[(tag & u64::from(u32::MAX)) as usize];
-        }
-        for (i, pair) in tags.windows(2).enumerate() {
-            if pair[0] >> 32 != pair[1] >> 32 {
-                part_keys.push((pair[0] >> 32) as u32);
-                ends.push(i + 1);
-            }
-        }
-        part_keys.push((tags[tags.len() - 1] >> 32) as u32);
-        ends.push(tags.len());
-    }
+    part_keys.push((tags[tags.len() - 1] >> 32) as u32);
+    ends.push(tags.len());
     (part_keys, ends)
 }
 
@@ -268,6 +376,14 @@ mod tests {
             check(&dense, 5_000, threads);
             let sparse: Vec<u32> = (0..70_000).map(|_| next() % 10_000_000).collect();
             check(&sparse, 10_000_000, threads);
+            // Wider than a count per key in cache, dense enough to count
+            // per bucket.
+            let mid: Vec<u32> = (0..300_000).map(|_| next() % 200_000).collect();
+            check(&mid, 200_000, threads);
+            let few: Vec<u32> = (0..1_500).map(|_| next() % 1_000_000).collect();
+            check(&few, 1_000_000, threads);
+            let wide: Vec<u32> = (0..20_000).map(|_| next() % 3_000_000_000).collect();
+            check(&wide, u32::MAX as usize, threads);
             // One hub takes most items: the parts are unbalanced but exact.
             let skewed: Vec<u32> = (0..90_000)
                 .map(|i| if i % 4 == 0 { next() % 1_000 } else { 777 })
