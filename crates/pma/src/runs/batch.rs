@@ -21,6 +21,7 @@ use crate::PmaError;
 use crate::element::{Element, Reclaim};
 use crate::mover::{Block, move_blocks};
 use crate::policy::{GapPolicy, Window, apportion};
+use crate::tree::DensityTree;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -33,8 +34,11 @@ const REBUILD_SHARE: f64 = 0.5;
 /// large enough that their set-up is noise).
 const IN_PLACE_TASK_ELEMENTS: usize = 1 << 14;
 
-/// Runs per task of a rebuild's copy.
+/// Runs per task of a rebuild's copy and placement.
 const REBUILD_TASK_RUNS: usize = 1 << 12;
+
+/// Receiving runs per task when the batch is counted into the sections.
+const COUNT_TASK_RUNS: usize = 1 << 12;
 
 /// The elements a batch appends to some runs of a [`PackedRuns`].
 #[derive(Clone, Copy, Debug)]
@@ -91,6 +95,10 @@ impl<'a, T> RunAppends<'a, T> {
         &self.elements[self.offsets[i]..self.offsets[i + 1]]
     }
 }
+
+/// What a chunk of a batch adds to the sections: `(section, elements)`
+/// pairs, and the sections that cannot take it in place.
+type SectionCounts = (Vec<(usize, usize)>, Vec<usize>);
 
 /// Runs `runs` (slots `slots`) that one task changes: a window laid out
 /// again at `level`, or (`level` `None`) runs that take their elements in
@@ -331,34 +339,50 @@ impl<T: Element + Send + Sync, P: GapPolicy> PackedRuns<T, P> {
 
     /// Adds the batch to the section counts and returns the sections
     /// (increasing) that cannot take it in place: a receiving run without
-    /// room, or the section past its leaf bound.
+    /// room, or the section past its leaf bound. The runs are looked at in
+    /// parallel chunks (each a cache miss or two on a large array).
     fn take_counts(&mut self, appends: &RunAppends<'_, T>) -> Vec<usize> {
         let rps = self.runs_per_section;
-        let mut needy: Vec<usize> = Vec::new();
-        for (j, &run) in appends.runs.iter().enumerate() {
-            let run = run as usize;
-            let count = appends.count(j);
-            let section = run / rps;
-            self.section_len[section] += count;
-            if self.len_of(run) + count > self.start_of(run + 1) - self.start_of(run)
-                && needy.last() != Some(&section)
-            {
-                needy.push(section);
-            }
-        }
+        let (start, len) = (&self.start, &self.len);
+        let chunks: Vec<SectionCounts> = (0..appends.runs.len())
+            .into_par_iter()
+            .step_by(COUNT_TASK_RUNS)
+            .map(|first| {
+                let (mut added, mut needy): (Vec<(usize, usize)>, Vec<usize>) =
+                    (Vec::new(), Vec::new());
+                for j in first..(first + COUNT_TASK_RUNS).min(appends.runs.len()) {
+                    let run = appends.runs[j] as usize;
+                    let count = appends.count(j);
+                    let section = run / rps;
+                    match added.last_mut() {
+                        Some((last, sum)) if *last == section => *sum += count,
+                        _ => added.push((section, count)),
+                    }
+                    let room = (start[run + 1] - start[run] - len[run]) as usize;
+                    if count > room && needy.last() != Some(&section) {
+                        needy.push(section);
+                    }
+                }
+                (added, needy)
+            })
+            .collect();
         let (_, leaf_upper) = self.tree.bounds(0);
-        if leaf_upper < 1.0 {
-            for &run in appends.runs {
-                let section = run as usize / rps;
-                let runs = self.runs_of(section..section + 1);
-                let slots = self.start_of(runs.end) - self.start_of(runs.start);
-                if self.section_len[section] as f64 > leaf_upper * slots as f64 {
-                    needy.push(section);
+        let mut needy: Vec<usize> = Vec::new();
+        for (added, chunk_needy) in chunks {
+            for (section, count) in added {
+                self.section_len[section] += count;
+                if leaf_upper < 1.0 {
+                    let runs = self.runs_of(section..section + 1);
+                    let slots = self.start_of(runs.end) - self.start_of(runs.start);
+                    if self.section_len[section] as f64 > leaf_upper * slots as f64 {
+                        needy.push(section);
+                    }
                 }
             }
-            needy.sort_unstable();
-            needy.dedup();
+            needy.extend(chunk_needy);
         }
+        needy.sort_unstable();
+        needy.dedup();
         needy
     }
 
@@ -616,36 +640,44 @@ impl<T: Element + Send + Sync, P: GapPolicy> PackedRuns<T, P> {
     fn rebuild_with(&mut self, capacity: usize, appends: &RunAppends<'_, T>) {
         let run_count = self.run_count();
         let reclaiming = self.touched_count > 0 && !matches!(self.reclaim, Reclaim::Never);
-        let mut lengths = self.len.clone();
-        if reclaiming {
-            let (slots, start, touched, reclaim) =
-                (&self.slots, &self.start, &self.touched, &self.reclaim);
-            lengths
-                .par_chunks_mut(REBUILD_TASK_RUNS)
-                .enumerate()
-                .for_each(|(chunk, lengths)| {
-                    for (i, len) in lengths.iter_mut().enumerate() {
-                        let run = chunk * REBUILD_TASK_RUNS + i;
-                        if touched.get(run) {
-                            let s = start[run] as usize;
-                            let gone = slots[s..s + *len as usize]
-                                .iter()
-                                .filter(|e| reclaim.reclaims(e))
-                                .count();
-                            *len -= index(gone);
-                        }
+        let mut lengths = vec![0u32; run_count];
+        let (slots, start, len, touched, reclaim) = (
+            &self.slots,
+            &self.start,
+            &self.len,
+            &self.touched,
+            &self.reclaim,
+        );
+        let kept: usize = lengths
+            .par_chunks_mut(REBUILD_TASK_RUNS)
+            .enumerate()
+            .map(|(chunk, lengths)| {
+                let first = chunk * REBUILD_TASK_RUNS;
+                let mut kept = 0;
+                for (i, length) in lengths.iter_mut().enumerate() {
+                    let run = first + i;
+                    *length = len[run];
+                    if reclaiming && touched.get(run) {
+                        let s = start[run] as usize;
+                        let gone = slots[s..s + len[run] as usize]
+                            .iter()
+                            .filter(|e| reclaim.reclaims(e))
+                            .count();
+                        *length -= index(gone);
                     }
-                });
-        }
-        let kept: usize = lengths.iter().map(|&l| l as usize).sum();
+                    kept += *length as usize;
+                }
+                let mut j = appends.runs.partition_point(|&r| (r as usize) < first);
+                while j < appends.runs.len() && (appends.runs[j] as usize) < first + lengths.len() {
+                    lengths[appends.runs[j] as usize - first] += index(appends.count(j));
+                    j += 1;
+                }
+                kept
+            })
+            .sum();
         let dropped = self.total - kept;
-        for (j, &run) in appends.runs.iter().enumerate() {
-            lengths[run as usize] += index(appends.count(j));
-        }
         let level = self.tree.height();
-        let mut starts = Vec::with_capacity(run_count + 1);
-        self.place(0, &lengths, 0..capacity, level, &mut starts);
-        starts.push(index(capacity));
+        let starts = self.place_all(&lengths, capacity, level);
         let mut fresh: Vec<T> = Vec::with_capacity(capacity);
         fresh.par_extend(rayon::iter::repeat_n(T::default(), capacity));
         let tasks: Vec<Range<usize>> = (0..run_count)
@@ -660,14 +692,18 @@ impl<T: Element + Send + Sync, P: GapPolicy> PackedRuns<T, P> {
             pieces.push(piece);
             rest = tail;
         }
-        let old = (&self.slots, &self.start, &self.len, &self.touched);
-        let reclaim = &self.reclaim;
         let starts_ref = &starts;
+        let (slots, start, len, touched, reclaim) = (
+            &self.slots,
+            &self.start,
+            &self.len,
+            &self.touched,
+            &self.reclaim,
+        );
         pieces
             .into_par_iter()
             .zip(tasks.par_iter())
             .for_each(|(piece, runs)| {
-                let (slots, start, len, touched) = old;
                 let base = starts_ref[runs.start] as usize;
                 let mut j = appends.runs.partition_point(|&r| (r as usize) < runs.start);
                 for run in runs.clone() {
@@ -698,7 +734,7 @@ impl<T: Element + Send + Sync, P: GapPolicy> PackedRuns<T, P> {
         if reclaiming {
             self.refresh_touched();
         }
-        self.rebuild_sections();
+        self.recount_all_sections();
         if grew {
             self.policy.on_resize(capacity, run_count);
             self.stats.count_resize(true, kept as u64);
@@ -712,16 +748,107 @@ impl<T: Element + Send + Sync, P: GapPolicy> PackedRuns<T, P> {
         }
     }
 
-    /// After a rebuild that reclaimed: a run stays noted as possibly
-    /// holding tombstones only if it still holds one.
-    fn refresh_touched(&mut self) {
-        for run in 0..self.run_count() {
-            if self.touched.get(run)
-                && !self.run(run).is_some_and(|r| r.iter().any(T::is_tombstone))
-            {
-                self.touched.set(run, false);
-                self.touched_count -= 1;
+    /// Every run's start over `0..capacity` with the policy's gaps (and
+    /// the end, `capacity`): in parallel chunks when the policy's gaps are
+    /// linear (each start has a closed form in the prefix sums of lengths
+    /// and weights), in one pass of [`place`](Self::place) otherwise.
+    fn place_all(&mut self, lengths: &[u32], capacity: usize, level: u32) -> Vec<u32> {
+        let used: usize = lengths.par_iter().map(|&l| l as usize).sum();
+        let window = Window {
+            first_run: 0,
+            lengths,
+            free_slots: capacity - used,
+            level,
+        };
+        let placement = self
+            .policy
+            .linear_gaps(&window)
+            .and_then(|rule| LinearPlacement::new(rule, &window, used));
+        let mut starts = Vec::with_capacity(lengths.len() + 1);
+        match placement {
+            Some(placement) => {
+                // Start of run `i`: the elements and base gaps before it,
+                // plus `floor(W_i * share / W)`, `W_i` the weight before it
+                // (what one pass of `LinearPlacement::gap` adds up to).
+                let rule = placement.rule;
+                let sums: Vec<(usize, u64)> = lengths
+                    .par_chunks(REBUILD_TASK_RUNS)
+                    .map(|chunk| {
+                        let elements = chunk.iter().map(|&l| l as usize).sum();
+                        (elements, chunk.iter().map(|&l| rule.weight(l)).sum())
+                    })
+                    .collect();
+                let mut before = Vec::with_capacity(sums.len());
+                let (mut elements, mut weight) = (0usize, 0u64);
+                for &(e, w) in &sums {
+                    before.push((elements, weight));
+                    elements += e;
+                    weight += w;
+                }
+                starts.resize(lengths.len(), 0);
+                starts
+                    .par_chunks_mut(REBUILD_TASK_RUNS)
+                    .zip(lengths.par_chunks(REBUILD_TASK_RUNS))
+                    .zip(before.par_iter().enumerate())
+                    .for_each(
+                        |((starts, lengths), (chunk, &(mut elements, mut weight)))| {
+                            let runs = chunk * REBUILD_TASK_RUNS..;
+                            for (run, (start, &len)) in runs.zip(starts.iter_mut().zip(lengths)) {
+                                let shared = weight * placement.share / placement.divisor;
+                                *start = index(elements + run * rule.base + shared as usize);
+                                elements += len as usize;
+                                weight += rule.weight(len);
+                            }
+                        },
+                    );
             }
+            None => self.place(0, lengths, 0..capacity, level, &mut starts),
         }
+        #[cfg(debug_assertions)]
+        {
+            let mut one_pass = Vec::with_capacity(lengths.len());
+            self.place(0, lengths, 0..capacity, level, &mut one_pass);
+            assert_eq!(starts, one_pass, "parallel placement differs from one pass");
+        }
+        starts.push(index(capacity));
+        starts
+    }
+
+    /// Sections chosen again for the run count and counted from the run
+    /// lengths, in parallel, with a fresh tree.
+    fn recount_all_sections(&mut self) {
+        self.runs_per_section = self.chosen_runs_per_section();
+        self.section_len = self
+            .len
+            .par_chunks(self.runs_per_section)
+            .map(|lengths| lengths.iter().map(|&l| l as usize).sum())
+            .collect();
+        let sections = self.section_len.len();
+        self.tree = DensityTree::new(sections.max(1), self.config.thresholds);
+    }
+
+    /// After a rebuild that reclaimed: a run stays noted as possibly
+    /// holding tombstones only if it still holds one. Word by word of the
+    /// flags, in parallel.
+    fn refresh_touched(&mut self) {
+        let (slots, start, len) = (&self.slots, &self.start, &self.len);
+        self.touched_count = self
+            .touched
+            .words
+            .par_iter_mut()
+            .enumerate()
+            .map(|(w, word)| {
+                let mut bits = *word;
+                while bits != 0 {
+                    let run = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let s = start[run] as usize;
+                    if !slots[s..s + len[run] as usize].iter().any(T::is_tombstone) {
+                        *word &= !(1u64 << (run % 64));
+                    }
+                }
+                word.count_ones() as usize
+            })
+            .sum();
     }
 }

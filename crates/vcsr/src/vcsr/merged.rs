@@ -47,10 +47,50 @@ fn append_groups<T: Element + Send + Sync, P: GapPolicy>(
     let appends =
         RunAppends::new(&groups.keys, &groups.offsets, &groups.items).map_err(pma_error)?;
     runs.append_batch(appends).map_err(pma_error)?;
-    for (g, &v) in groups.keys.iter().enumerate() {
-        degrees[v as usize] += groups.range(g).len() as u32;
-    }
+    change_degrees(
+        degrees,
+        &groups.keys,
+        |g| groups.range(g).len() as u32,
+        true,
+    );
     Ok(())
+}
+
+/// Groups per task when degrees change.
+const DEGREE_TASK_GROUPS: usize = 1 << 12;
+
+/// Adds (or, not `add`, subtracts) `count(g)` to the degree of vertex
+/// `keys[g]` for every group `g`, in parallel over disjoint ranges of
+/// vertices (each update is a cache miss on a large graph).
+fn change_degrees(
+    degrees: &mut [u32],
+    keys: &[u32],
+    count: impl Fn(usize) -> u32 + Sync,
+    add: bool,
+) {
+    let mut pieces = Vec::with_capacity(keys.len().div_ceil(DEGREE_TASK_GROUPS));
+    let (mut rest, mut at) = (degrees, 0usize);
+    for first in (0..keys.len()).step_by(DEGREE_TASK_GROUPS) {
+        let last = (first + DEGREE_TASK_GROUPS).min(keys.len()) - 1;
+        let vertices = keys[first] as usize..keys[last] as usize + 1;
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(vertices.start - at);
+        let (piece, tail) = tail.split_at_mut(vertices.len());
+        pieces.push((first..last + 1, vertices.start, piece));
+        rest = tail;
+        at = vertices.end;
+    }
+    pieces
+        .into_par_iter()
+        .for_each(|(groups, first_vertex, piece)| {
+            for g in groups {
+                let degree = &mut piece[keys[g] as usize - first_vertex];
+                if add {
+                    *degree += count(g);
+                } else {
+                    *degree -= count(g);
+                }
+            }
+        });
 }
 
 /// Which of `new` (in order) a run holding `run` may take under simple
@@ -178,11 +218,8 @@ impl<S: Slot, P: GapPolicy + Clone> EdgeArrays<'_, S, P> {
                 tombstone_oldest(run, wanted, |slot: &mut S| &mut slot.target_mut().0)
             })
             .map_err(pma_error)?;
-        let mut total = 0u64;
-        for (&v, count) in out.keys.iter().zip(removed) {
-            self.out_degree[v as usize] -= count;
-            total += u64::from(count);
-        }
+        change_degrees(self.out_degree, &out.keys, |g| removed[g], false);
+        let total = removed.iter().map(|&count| u64::from(count)).sum();
         let mut deleted = Vec::new();
         if record {
             for (g, &v) in out.keys.iter().enumerate() {
@@ -212,19 +249,19 @@ impl<S: Slot, P: GapPolicy + Clone> EdgeArrays<'_, S, P> {
                     tombstone_oldest(run, wanted, |slot: &mut Target| &mut slot.0)
                 })
                 .map_err(pma_error)?;
-            for (g, (&v, count)) in sources.keys.iter().zip(removed).enumerate() {
+            for (g, (&v, &count)) in sources.keys.iter().zip(&removed).enumerate() {
                 if count as usize != sources.range(g).len() {
                     return Err(Error::InvalidStructure(format!(
                         "in-edges of {v}: {} of a batch's deletes missing",
                         sources.range(g).len() - count as usize
                     )));
                 }
-                self.in_degree[v as usize] -= count;
                 if record {
                     let found = sources.items[sources.range(g)].iter();
                     deleted.extend(found.map(|&(_, at)| (true, v, at)));
                 }
             }
+            change_degrees(self.in_degree, &sources.keys, |g| removed[g], false);
         }
         Ok((total, deleted))
     }
