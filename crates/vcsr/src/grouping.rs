@@ -1,11 +1,13 @@
 //! A batch grouped by vertex, in parallel, arrival order kept within each
 //! vertex: what the merged batch paths hand the edge arrays.
 //!
-//! The key space is cut into one part per thread with about as many items
-//! each (a coarse histogram decides where); every part reads all the keys
-//! and groups its own into its own piece of the output: by counting where
-//! the part's keys are dense, by a radix sort where they are not. Reading
-//! the keys once per part is a sequential 4 bytes per item.
+//! The batch is read in place, as [`Arrivals`]. The key space is cut into
+//! one part per thread with about as many items each (a coarse histogram
+//! decides where); every part reads the whole batch and groups its own
+//! keys into its own piece of the output: by counting where the part's
+//! keys are dense, by a radix sort where they are not. Reading the batch
+//! once per part is sequential; the scatters, which are not, are done
+//! once.
 
 use rayon::prelude::*;
 use std::ops::Range;
@@ -36,42 +38,30 @@ impl<T> Groups<T> {
     }
 }
 
-/// `len` arrivals as keys and items, filled in parallel chunks by
-/// `fill(first, keys, items)`, which writes arrivals `first..first +
-/// keys.len()` in order.
-pub(crate) fn collect<T: Copy + Default + Send>(
-    len: usize,
-    fill: impl Fn(usize, &mut [u32], &mut [T]) + Sync,
-) -> (Vec<u32>, Vec<T>) {
-    const CHUNK: usize = 1 << 14;
-    let mut keys = vec![0u32; len];
-    let mut items = vec![T::default(); len];
-    keys.par_chunks_mut(CHUNK)
-        .zip(items.par_chunks_mut(CHUNK))
-        .enumerate()
-        .for_each(|(chunk, (keys, items))| fill(chunk * CHUNK, keys, items));
-    (keys, items)
+/// A batch's arrivals, each a key and an item, read in order by range.
+pub(crate) trait Arrivals: Sync {
+    type Item: Copy + Default + Send + Sync;
+
+    fn len(&self) -> usize;
+
+    /// Calls `f(key, item)` for the arrivals of `range`, in order.
+    fn visit(&self, range: Range<usize>, f: impl FnMut(u32, Self::Item));
 }
 
-/// Groups `items` by `keys` (arrival order kept within a key), ignoring
-/// the items whose key is `key_bound` or more. Arrivals are numbered in
-/// `u32`: at most `u32::MAX` items.
-pub(crate) fn group_by_key<T: Copy + Default + Send + Sync>(
-    keys: &[u32],
-    items: &[T],
-    key_bound: usize,
-) -> Groups<T> {
-    debug_assert_eq!(keys.len(), items.len());
-    debug_assert!(keys.len() <= u32::MAX as usize);
+/// Groups the arrivals by key (arrival order kept within a key), ignoring
+/// those whose key is `key_bound` or more. At most `u32::MAX` arrivals.
+pub(crate) fn group_by_key<A: Arrivals>(arrivals: &A, key_bound: usize) -> Groups<A::Item> {
+    debug_assert!(arrivals.len() <= u32::MAX as usize);
     let key_bound = key_bound.min(u32::MAX as usize);
-    let parts = if keys.len() < PARALLEL_ITEMS {
+    let len = arrivals.len();
+    let parts = if len < PARALLEL_ITEMS {
         1
     } else {
-        rayon::current_num_threads().clamp(1, keys.len() / PARALLEL_ITEMS)
+        rayon::current_num_threads().clamp(1, len / PARALLEL_ITEMS)
     };
-    let ranges = balanced_key_ranges(keys, key_bound, parts);
+    let ranges = balanced_key_ranges(arrivals, key_bound, parts);
     let sizes: Vec<usize> = ranges.iter().map(|(_, count)| *count).collect();
-    let mut grouped = vec![T::default(); sizes.iter().sum()];
+    let mut grouped = vec![A::Item::default(); sizes.iter().sum()];
     let mut pieces = Vec::with_capacity(ranges.len());
     let mut rest = &mut grouped[..];
     for &size in &sizes {
@@ -82,7 +72,7 @@ pub(crate) fn group_by_key<T: Copy + Default + Send + Sync>(
     let parts: Vec<(Vec<u32>, Vec<usize>)> = pieces
         .into_par_iter()
         .zip(ranges.into_par_iter())
-        .map(|(out, (range, _))| group_part(keys, items, range, out))
+        .map(|(out, (range, _))| group_part(arrivals, range, out))
         .collect();
     let groups = parts.iter().map(|(keys, _)| keys.len()).sum::<usize>();
     let mut all_keys = Vec::with_capacity(groups);
@@ -103,22 +93,33 @@ pub(crate) fn group_by_key<T: Copy + Default + Send + Sync>(
 
 /// `parts` key ranges covering `0..key_bound`, with about as many items
 /// each, and the items each holds.
-fn balanced_key_ranges(keys: &[u32], key_bound: usize, parts: usize) -> Vec<(Range<u32>, usize)> {
+fn balanced_key_ranges<A: Arrivals>(
+    arrivals: &A,
+    key_bound: usize,
+    parts: usize,
+) -> Vec<(Range<u32>, usize)> {
     let bound = key_bound as u32;
     if parts == 1 {
-        let count = keys.iter().filter(|&&k| k < bound).count();
+        let mut count = 0;
+        arrivals.visit(0..arrivals.len(), |key, _| {
+            count += usize::from(key < bound)
+        });
         return vec![(0..bound, count)];
     }
     let shift =
         (usize::BITS - key_bound.leading_zeros()).saturating_sub(BALANCE_BUCKETS.trailing_zeros());
     let buckets = (key_bound >> shift) + 1;
-    let histogram = keys
-        .par_chunks(PARALLEL_ITEMS)
-        .map(|chunk| {
+    let histogram = (0..arrivals.len())
+        .into_par_iter()
+        .step_by(PARALLEL_ITEMS)
+        .map(|first| {
             let mut counts = vec![0usize; buckets];
-            for &key in chunk.iter().filter(|&&k| k < bound) {
-                counts[(key >> shift) as usize] += 1;
-            }
+            let chunk = first..(first + PARALLEL_ITEMS).min(arrivals.len());
+            arrivals.visit(chunk, |key, _| {
+                if key < bound {
+                    counts[(key >> shift) as usize] += 1;
+                }
+            });
             counts
         })
         .reduce(
@@ -171,11 +172,10 @@ const BUCKET_SPAN_BITS: u32 = 16;
 /// bucket by its low bits, counted when it is dense enough and
 /// tag-sorted otherwise. Both passes are stable, so arrival order holds
 /// within a key. A few items are tag-sorted at once.
-fn group_part<T: Copy + Default>(
-    keys: &[u32],
-    items: &[T],
+fn group_part<A: Arrivals>(
+    arrivals: &A,
     range: Range<u32>,
-    out: &mut [T],
+    out: &mut [A::Item],
 ) -> (Vec<u32>, Vec<usize>) {
     let n = out.len();
     let span = (range.end - range.start) as usize;
@@ -183,10 +183,27 @@ fn group_part<T: Copy + Default>(
         return (Vec::new(), Vec::new());
     }
     if span <= COUNT_SPAN && span <= 4 * n {
-        return count_part(keys, items, range, out);
+        return count_part(arrivals, range, out);
     }
+    let all = 0..arrivals.len();
     if n < TAG_SORT_ITEMS {
-        return tag_sort_part(keys, items, range, out);
+        let mut tagged = Vec::with_capacity(n);
+        arrivals.visit(all, |key, item| {
+            if range.contains(&key) {
+                tagged.push((key - range.start, item));
+            }
+        });
+        let (mut keys, mut ends) = (Vec::new(), Vec::new());
+        tag_sort(
+            &tagged,
+            range.start,
+            0,
+            out,
+            &mut Vec::new(),
+            &mut keys,
+            &mut ends,
+        );
+        return (keys, ends);
     }
     let bits = u32::BITS - (span as u32 - 1).leading_zeros();
     let high = FIRST_DIGIT_BITS
@@ -194,23 +211,26 @@ fn group_part<T: Copy + Default>(
         .min(bits);
     let low = bits - high;
     let mut next = vec![0u32; (1usize << high) + 1];
-    for &key in keys.iter().filter(|k| range.contains(k)) {
-        next[((key - range.start) >> low) as usize + 1] += 1;
-    }
+    arrivals.visit(all.clone(), |key, _| {
+        if range.contains(&key) {
+            next[((key - range.start) >> low) as usize + 1] += 1;
+        }
+    });
     for b in 1..next.len() {
         next[b] += next[b - 1];
     }
     let bucket_ends: Vec<usize> = next[1..].iter().map(|&end| end as usize).collect();
-    let mut by_bucket = vec![(0u32, T::default()); n];
-    for (&key, &item) in keys.iter().zip(items).filter(|(k, _)| range.contains(k)) {
-        let key = key - range.start;
-        let at = &mut next[(key >> low) as usize];
-        by_bucket[*at as usize] = (key, item);
-        *at += 1;
-    }
+    let mut by_bucket = vec![(0u32, A::Item::default()); n];
+    arrivals.visit(all, |key, item| {
+        if range.contains(&key) {
+            let key = key - range.start;
+            let at = &mut next[(key >> low) as usize];
+            by_bucket[*at as usize] = (key, item);
+            *at += 1;
+        }
+    });
     let (mut group_keys, mut ends) = (Vec::new(), Vec::new());
-    let mut counts = Vec::new();
-    let mut tags: Vec<u64> = Vec::new();
+    let (mut counts, mut tags) = (Vec::new(), Vec::new());
     let mut start = 0;
     for (bucket, &end) in bucket_ends.iter().enumerate() {
         let pairs = &by_bucket[start..end];
@@ -236,39 +256,63 @@ fn group_part<T: Copy + Default>(
                 *at += 1;
             }
         } else if !pairs.is_empty() {
-            tags.clear();
-            tags.extend(
-                pairs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(key, _))| (u64::from(key) << 32) | i as u64),
+            tag_sort(
+                pairs,
+                range.start,
+                start,
+                bucket_out,
+                &mut tags,
+                &mut group_keys,
+                &mut ends,
             );
-            tags.sort_unstable();
-            for (i, (slot, &tag)) in bucket_out.iter_mut().zip(&tags).enumerate() {
-                *slot = pairs[(tag & u64::from(u32::MAX)) as usize].1;
-                if i + 1 == tags.len() || tags[i + 1] >> 32 != tag >> 32 {
-                    group_keys.push(range.start + (tag >> 32) as u32);
-                    ends.push(start + i + 1);
-                }
-            }
         }
         start = end;
     }
     (group_keys, ends)
 }
 
-/// [`group_part`] by counting: one count per key of the range.
-fn count_part<T: Copy>(
-    keys: &[u32],
-    items: &[T],
-    range: Range<u32>,
+/// Groups `pairs` (`(key - key_base, item)` in arrival order) into `out`
+/// by sorting `(key, position)` tags, so equal keys keep arrival order;
+/// pushes each group's key and end (`out` starts at `first` of the part).
+fn tag_sort<T: Copy>(
+    pairs: &[(u32, T)],
+    key_base: u32,
+    first: usize,
     out: &mut [T],
+    tags: &mut Vec<u64>,
+    keys: &mut Vec<u32>,
+    ends: &mut Vec<usize>,
+) {
+    tags.clear();
+    tags.extend(
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &(key, _))| (u64::from(key) << 32) | i as u64),
+    );
+    tags.sort_unstable();
+    for (i, (slot, &tag)) in out.iter_mut().zip(tags.iter()).enumerate() {
+        *slot = pairs[(tag & u64::from(u32::MAX)) as usize].1;
+        if i + 1 == tags.len() || tags[i + 1] >> 32 != tag >> 32 {
+            keys.push(key_base + (tag >> 32) as u32);
+            ends.push(first + i + 1);
+        }
+    }
+}
+
+/// [`group_part`] by counting: one count per key of the range.
+fn count_part<A: Arrivals>(
+    arrivals: &A,
+    range: Range<u32>,
+    out: &mut [A::Item],
 ) -> (Vec<u32>, Vec<usize>) {
     let span = (range.end - range.start) as usize;
     let mut next = vec![0u32; span + 1];
-    for &key in keys.iter().filter(|k| range.contains(k)) {
-        next[(key - range.start) as usize + 1] += 1;
-    }
+    arrivals.visit(0..arrivals.len(), |key, _| {
+        if range.contains(&key) {
+            next[(key - range.start) as usize + 1] += 1;
+        }
+    });
     let mut part_keys = Vec::new();
     for k in 0..span {
         if next[k + 1] > 0 {
@@ -280,41 +324,13 @@ fn count_part<T: Copy>(
         .iter()
         .map(|&key| next[(key - range.start) as usize + 1] as usize)
         .collect();
-    for (&key, &item) in keys.iter().zip(items).filter(|(k, _)| range.contains(k)) {
-        let at = &mut next[(key - range.start) as usize];
-        out[*at as usize] = item;
-        *at += 1;
-    }
-    (part_keys, ends)
-}
-
-/// [`group_part`] by sorting `(key, arrival)` tags, so equal keys keep
-/// arrival order.
-fn tag_sort_part<T: Copy>(
-    keys: &[u32],
-    items: &[T],
-    range: Range<u32>,
-    out: &mut [T],
-) -> (Vec<u32>, Vec<usize>) {
-    let mut tags: Vec<u64> = keys
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| range.contains(k))
-        .map(|(i, &k)| (u64::from(k) << 32) | i as u64)
-        .collect();
-    tags.sort_unstable();
-    for (slot, &tag) in out.iter_mut().zip(&tags) {
-        *slot = items[(tag & u64::from(u32::MAX)) as usize];
-    }
-    let (mut part_keys, mut ends) = (Vec::new(), Vec::new());
-    for (i, pair) in tags.windows(2).enumerate() {
-        if pair[0] >> 32 != pair[1] >> 32 {
-            part_keys.push((pair[0] >> 32) as u32);
-            ends.push(i + 1);
+    arrivals.visit(0..arrivals.len(), |key, item| {
+        if range.contains(&key) {
+            let at = &mut next[(key - range.start) as usize];
+            out[*at as usize] = item;
+            *at += 1;
         }
-    }
-    part_keys.push((tags[tags.len() - 1] >> 32) as u32);
-    ends.push(tags.len());
+    });
     (part_keys, ends)
 }
 
@@ -340,13 +356,27 @@ mod tests {
         by_key
     }
 
+    /// Keys in arrival order; each arrival's item is its number.
+    struct Numbered<'a>(&'a [u32]);
+
+    impl Arrivals for Numbered<'_> {
+        type Item = usize;
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn visit(&self, range: Range<usize>, mut f: impl FnMut(u32, usize)) {
+            for i in range {
+                f(self.0[i], i);
+            }
+        }
+    }
+
     fn check(keys: &[u32], bound: usize, threads: usize) {
-        let items: Vec<usize> = (0..keys.len()).collect();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
-        let groups = pool.install(|| group_by_key(keys, &items, bound));
+        let groups = pool.install(|| group_by_key(&Numbered(keys), bound));
         let got: Vec<(u32, Vec<usize>)> = (0..groups.len())
             .map(|g| (groups.keys[g], groups.items[groups.range(g)].to_vec()))
             .collect();

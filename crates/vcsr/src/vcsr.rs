@@ -782,6 +782,49 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         Ok(added)
     }
 
+    fn delete_one(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
+        let n = self.vertex_count();
+        if src as usize >= n || dst as usize >= n {
+            return Ok(false);
+        }
+        self.before_update();
+        let Some(index) = with_out_runs!(&self.out, runs => find_live(runs, src, dst)) else {
+            return Ok(false);
+        };
+        with_out_runs!(&mut self.out, runs => tombstone(runs, src, index));
+        self.history.record_delete(false, src, index);
+        self.out_degree[src as usize] -= 1;
+        if let Some(incoming) = &mut self.incoming {
+            let index = find_live(incoming, dst, src).ok_or_else(|| {
+                Error::InvalidStructure(format!("in-edge {dst} <- {src} missing"))
+            })?;
+            tombstone(incoming, dst, index);
+            self.history.record_delete(true, dst, index);
+            self.in_degree[dst as usize] -= 1;
+        }
+        self.history.tick();
+        self.edge_count -= 1;
+        Ok(true)
+    }
+
+    /// Whether the out-edge array holds no slot at all (a batch into it is
+    /// a bulk load).
+    #[inline]
+    fn out_is_empty(&self) -> bool {
+        with_out_runs!(&self.out, runs => runs.is_empty())
+    }
+
+    /// Whether the out-edge array holds no tombstone at all, so every run
+    /// is read as a clean slice without looking at its degree.
+    #[inline]
+    fn out_is_clean(&self) -> bool {
+        with_out_runs!(&self.out, runs => runs.len() as u64 == self.edge_count)
+    }
+}
+
+/// The batch paths: the merged one may work on both edge arrays at once,
+/// on two threads, so the policy must move between them.
+impl<P: GapPolicy + Clone + Send> Vcsr<P> {
     /// A batch whose largest id is `max` (`None`: no edges), read in place:
     /// one pass into an empty out-edge array, grouped by source otherwise.
     /// Every id is checked before anything changes.
@@ -842,45 +885,6 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
             edges_added: 0,
             edges_removed: removed,
         })
-    }
-
-    fn delete_one(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
-        let n = self.vertex_count();
-        if src as usize >= n || dst as usize >= n {
-            return Ok(false);
-        }
-        self.before_update();
-        let Some(index) = with_out_runs!(&self.out, runs => find_live(runs, src, dst)) else {
-            return Ok(false);
-        };
-        with_out_runs!(&mut self.out, runs => tombstone(runs, src, index));
-        self.history.record_delete(false, src, index);
-        self.out_degree[src as usize] -= 1;
-        if let Some(incoming) = &mut self.incoming {
-            let index = find_live(incoming, dst, src).ok_or_else(|| {
-                Error::InvalidStructure(format!("in-edge {dst} <- {src} missing"))
-            })?;
-            tombstone(incoming, dst, index);
-            self.history.record_delete(true, dst, index);
-            self.in_degree[dst as usize] -= 1;
-        }
-        self.history.tick();
-        self.edge_count -= 1;
-        Ok(true)
-    }
-
-    /// Whether the out-edge array holds no slot at all (a batch into it is
-    /// a bulk load).
-    #[inline]
-    fn out_is_empty(&self) -> bool {
-        with_out_runs!(&self.out, runs => runs.is_empty())
-    }
-
-    /// Whether the out-edge array holds no tombstone at all, so every run
-    /// is read as a clean slice without looking at its degree.
-    #[inline]
-    fn out_is_clean(&self) -> bool {
-        with_out_runs!(&self.out, runs => runs.len() as u64 == self.edge_count)
     }
 }
 
@@ -1187,7 +1191,7 @@ impl<P: GapPolicy + Clone + Sync> EdgeWeights for Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy + Clone> GraphUpdate for Vcsr<P> {
+impl<P: GapPolicy + Clone + Send> GraphUpdate for Vcsr<P> {
     fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
         self.insert_one(src, dst, 1.0)
     }
@@ -1247,7 +1251,7 @@ impl<P: GapPolicy + Clone> GraphUpdate for Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy + Clone + Default + fmt::Debug> FromEdges for Vcsr<P> {
+impl<P: GapPolicy + Clone + Default + fmt::Debug + Send> FromEdges for Vcsr<P> {
     type Options = VcsrOptions<P>;
 
     /// An empty graph with `options`, sized for the source's vertex bound

@@ -9,12 +9,14 @@
 //! removes the oldest live occurrence.
 
 use super::{EdgeArrays, pma_error};
-use crate::grouping::{Groups, collect, group_by_key};
+use crate::grouping::{Arrivals, Groups, group_by_key};
 use crate::slot::{Slot, TOMBSTONE, Target};
 use dyngraph_core::{EdgeSource, Error, Result, VertexId};
 use dyngraph_pma::{Element, GapPolicy, PackedRuns, RunAppends};
 use rayon::prelude::*;
 use std::collections::HashSet;
+use std::marker::PhantomData;
+use std::ops::Range;
 
 /// Marks a delete that found no live occurrence.
 const NOT_FOUND: u32 = u32::MAX;
@@ -26,6 +28,90 @@ pub(super) type DeletedSlot = (bool, VertexId, u32);
 /// Runs of at most this many slots (run and batch together) are checked
 /// for duplicates by scanning, longer ones through a hash set.
 const SCAN_FOR_DUPLICATES: usize = 64;
+
+/// A batch's out-edges: keyed by source, the slots to append.
+struct OutSlots<'a, E: ?Sized, S>(&'a E, PhantomData<S>);
+
+impl<E: EdgeSource + ?Sized, S: Slot> Arrivals for OutSlots<'_, E, S> {
+    type Item = S;
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn visit(&self, range: Range<usize>, mut f: impl FnMut(u32, S)) {
+        self.0
+            .for_each_in(range, |src, dst, weight| f(src, S::new(dst, weight)));
+    }
+}
+
+/// A batch's in-edges: keyed by destination, the sources.
+struct InSlots<'a, E: ?Sized>(&'a E);
+
+impl<E: EdgeSource + ?Sized> Arrivals for InSlots<'_, E> {
+    type Item = Target;
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn visit(&self, range: Range<usize>, mut f: impl FnMut(u32, Target)) {
+        self.0.for_each_in(range, |src, dst, _| f(dst, Target(src)));
+    }
+}
+
+/// A batch of deletes: keyed by source (an edge with an end outside the
+/// graph, which cannot be there, by a key past every vertex), the
+/// destination and where it was found.
+struct Deletes<'a, E: ?Sized> {
+    edges: &'a E,
+    vertices: usize,
+}
+
+impl<E: EdgeSource + ?Sized> Arrivals for Deletes<'_, E> {
+    type Item = (u32, u32);
+    fn len(&self) -> usize {
+        self.edges.len()
+    }
+    #[inline]
+    fn visit(&self, range: Range<usize>, mut f: impl FnMut(u32, (u32, u32))) {
+        let vertices = self.vertices;
+        self.edges.for_each_in(range, |src, dst, _| {
+            let inside = (src as usize) < vertices && (dst as usize) < vertices;
+            f(if inside { src } else { u32::MAX }, (dst, NOT_FOUND));
+        });
+    }
+}
+
+/// Groups read again as arrivals: `regroup(key, item)` gives each item's
+/// new key and item, in the groups' order.
+struct Regrouped<'a, T, F> {
+    groups: &'a Groups<T>,
+    regroup: F,
+}
+
+impl<T, U, F> Arrivals for Regrouped<'_, T, F>
+where
+    T: Sync,
+    U: Copy + Default + Send + Sync,
+    F: Fn(u32, &T) -> (u32, U) + Sync,
+{
+    type Item = U;
+    fn len(&self) -> usize {
+        self.groups.items.len()
+    }
+    fn visit(&self, range: Range<usize>, mut f: impl FnMut(u32, U)) {
+        let offsets = &self.groups.offsets;
+        let mut g = offsets
+            .partition_point(|&end| end <= range.start)
+            .saturating_sub(1);
+        for i in range {
+            while offsets[g + 1] <= i {
+                g += 1;
+            }
+            let (key, item) = (self.regroup)(self.groups.keys[g], &self.groups.items[i]);
+            f(key, item);
+        }
+    }
+}
 
 /// The groups' item slices, mutable, in key order.
 fn split_items<'a, T>(offsets: &[usize], mut items: &'a mut [T]) -> Vec<&'a mut [T]> {
@@ -118,44 +204,45 @@ fn keep_firsts<S: Slot>(run: &[S], new: &[S]) -> Vec<bool> {
         .collect()
 }
 
-impl<S: Slot, P: GapPolicy + Clone> EdgeArrays<'_, S, P> {
+impl<S: Slot, P: GapPolicy + Clone + Send> EdgeArrays<'_, S, P> {
     /// Inserts a batch (ids checked, the graph grown) the merged way.
-    /// Returns the edges added.
+    /// Returns the edges added. Under multigraph semantics the out- and
+    /// in-edge sides are independent and run side by side.
     pub(super) fn insert_merged<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<u64> {
         let vertices = self.out_degree.len();
-        let (keys, slots) = collect(edges.len(), |first, keys, items| {
-            let mut i = 0;
-            edges.for_each_in(first..first + keys.len(), |src, dst, weight| {
-                keys[i] = src;
-                items[i] = S::new(dst, weight);
-                i += 1;
-            });
-        });
-        let mut out = group_by_key(&keys, &slots, vertices);
-        drop((keys, slots));
         if self.simple {
+            let mut out = group_by_key(&OutSlots(edges, PhantomData), vertices);
             self.drop_duplicates(&mut out);
-        }
-        let incoming = match self.incoming.is_some() {
-            false => None,
-            true if self.simple => Some(in_edges_of(&out, vertices)),
-            true => {
-                let (keys, sources) = collect(edges.len(), |first, keys, items| {
-                    let mut i = 0;
-                    edges.for_each_in(first..first + keys.len(), |src, dst, _| {
-                        keys[i] = dst;
-                        items[i] = Target(src);
-                        i += 1;
-                    });
-                });
-                Some(group_by_key(&keys, &sources, vertices))
+            append_groups(self.out, &out, self.out_degree)?;
+            if let Some(runs) = self.incoming.as_deref_mut() {
+                let sources = Regrouped {
+                    groups: &out,
+                    regroup: |src: u32, slot: &S| (slot.target().0, Target(src)),
+                };
+                append_groups(runs, &group_by_key(&sources, vertices), self.in_degree)?;
             }
-        };
-        append_groups(self.out, &out, self.out_degree)?;
-        if let (Some(runs), Some(groups)) = (self.incoming.as_deref_mut(), &incoming) {
-            append_groups(runs, groups, self.in_degree)?;
+            return Ok(out.items.len() as u64);
         }
-        Ok(out.items.len() as u64)
+        let (out_runs, out_degree) = (&mut *self.out, &mut *self.out_degree);
+        let (incoming, in_degree) = (self.incoming.as_deref_mut(), &mut *self.in_degree);
+        let (out, into) = rayon::join(
+            || {
+                append_groups(
+                    out_runs,
+                    &group_by_key(&OutSlots(edges, PhantomData), vertices),
+                    out_degree,
+                )
+            },
+            || match incoming {
+                Some(runs) => {
+                    append_groups(runs, &group_by_key(&InSlots(edges), vertices), in_degree)
+                }
+                None => Ok(()),
+            },
+        );
+        out?;
+        into?;
+        Ok(edges.len() as u64)
     }
 
     /// Under simple semantics: drops from `out` every edge the store or an
@@ -199,18 +286,7 @@ impl<S: Slot, P: GapPolicy + Clone> EdgeArrays<'_, S, P> {
         record: bool,
     ) -> Result<(u64, Vec<DeletedSlot>)> {
         let vertices = self.out_degree.len();
-        let (keys, wanted) = collect(edges.len(), |first, keys, items| {
-            let mut i = 0;
-            edges.for_each_in(first..first + keys.len(), |src, dst, _| {
-                // An edge with an end outside the graph is not there.
-                let inside = (src as usize) < vertices && (dst as usize) < vertices;
-                keys[i] = if inside { src } else { u32::MAX };
-                items[i] = (dst, NOT_FOUND);
-                i += 1;
-            });
-        });
-        let mut out = group_by_key(&keys, &wanted, vertices);
-        drop((keys, wanted));
+        let mut out = group_by_key(&Deletes { edges, vertices }, vertices);
         let slices = split_items(&out.offsets, &mut out.items);
         let removed = self
             .out
@@ -230,19 +306,16 @@ impl<S: Slot, P: GapPolicy + Clone> EdgeArrays<'_, S, P> {
             }
         }
         if let Some(incoming) = self.incoming.as_deref_mut() {
-            let (keys, wanted) = collect(out.items.len(), |first, keys, items| {
-                let mut g = out.offsets.partition_point(|&end| end <= first) - 1;
-                for (i, (key, item)) in keys.iter_mut().zip(items.iter_mut()).enumerate() {
-                    while out.offsets[g + 1] <= first + i {
-                        g += 1;
-                    }
-                    let (dst, at) = out.items[first + i];
-                    *key = if at == NOT_FOUND { u32::MAX } else { dst };
-                    *item = (out.keys[g], NOT_FOUND);
-                }
-            });
-            let mut sources = group_by_key(&keys, &wanted, vertices);
-            drop((keys, wanted));
+            let found = Regrouped {
+                groups: &out,
+                regroup: |src: u32, &(dst, at): &(u32, u32)| {
+                    (
+                        if at == NOT_FOUND { u32::MAX } else { dst },
+                        (src, NOT_FOUND),
+                    )
+                },
+            };
+            let mut sources = group_by_key(&found, vertices);
             let slices = split_items(&sources.offsets, &mut sources.items);
             let removed = incoming
                 .par_runs_mut(&sources.keys, slices, |run, wanted| {
@@ -284,20 +357,4 @@ fn tombstone_oldest<S: Copy>(
         }
     }
     removed
-}
-
-/// Under simple semantics, the in-edges of the kept out-edges, grouped by
-/// destination, each in-list in source order.
-fn in_edges_of<S: Slot>(out: &Groups<S>, vertices: usize) -> Groups<Target> {
-    let (keys, sources) = collect(out.items.len(), |first, keys, items| {
-        let mut g = out.offsets.partition_point(|&end| end <= first) - 1;
-        for (i, (key, item)) in keys.iter_mut().zip(items.iter_mut()).enumerate() {
-            while out.offsets[g + 1] <= first + i {
-                g += 1;
-            }
-            *key = out.items[first + i].target().0;
-            *item = Target(out.keys[g]);
-        }
-    });
-    group_by_key(&keys, &sources, vertices)
 }
