@@ -110,6 +110,7 @@
 
 mod element;
 mod error;
+mod huge_pages;
 mod mover;
 mod packed_set;
 mod policy;

@@ -678,7 +678,7 @@ impl<T: Element + Send + Sync, P: GapPolicy> PackedRuns<T, P> {
         let dropped = self.total - kept;
         let level = self.tree.height();
         let starts = self.place_all(&lengths, capacity, level);
-        let mut fresh: Vec<T> = Vec::with_capacity(capacity);
+        let mut fresh: Vec<T> = crate::huge_pages::vec_with_capacity(capacity);
         fresh.par_extend(rayon::iter::repeat_n(T::default(), capacity));
         let tasks: Vec<Range<usize>> = (0..run_count)
             .step_by(REBUILD_TASK_RUNS)
