@@ -340,20 +340,71 @@ impl<S: Slot, P: GapPolicy + Clone + Send> EdgeArrays<'_, S, P> {
     }
 }
 
+/// Runs with at most this many deletes are searched once per delete;
+/// more are matched in one pass over the run.
+const SEARCH_PER_DELETE: usize = 4;
+
 /// Tombstones, for each `(target, found)` of `wanted` in order, the first
-/// live slot of `run` pointing to `target`, and notes its index in
-/// `found`. Returns how many were found.
+/// live slot of `run` pointing to `target` (the `i`-th delete of a target
+/// takes its `i`-th live occurrence), and notes its index in `found`.
+/// Returns how many were found.
+///
+/// Many deletes from one run (a hub's) are matched in one pass over the
+/// run, `O(degree + deletes)`, instead of a search each, `O(degree)` per
+/// delete: on Kronecker graphs hubs take a share of every batch.
 fn tombstone_oldest<S: Copy>(
     run: &mut [S],
     wanted: &mut [(u32, u32)],
     target: impl Fn(&mut S) -> &mut u32,
 ) -> u32 {
     let mut removed = 0;
-    for (dst, found) in wanted.iter_mut() {
-        if let Some(at) = run.iter_mut().position(|slot| *target(slot) == *dst) {
-            *target(&mut run[at]) |= TOMBSTONE;
-            *found = at as u32;
-            removed += 1;
+    if wanted.len() <= SEARCH_PER_DELETE {
+        for (dst, found) in wanted.iter_mut() {
+            if let Some(at) = run.iter_mut().position(|slot| *target(slot) == *dst) {
+                *target(&mut run[at]) |= TOMBSTONE;
+                *found = at as u32;
+                removed += 1;
+            }
+        }
+        return removed;
+    }
+    // The deletes of each distinct target (sorted), in order:
+    // `order[next..end]` of a target are its deletes still unmatched. A
+    // bit per hashed target turns away most slots before the search.
+    let mut order: Vec<u32> = (0..wanted.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| (wanted[i as usize].0, i));
+    let (mut targets, mut spans): (Vec<u32>, Vec<(usize, usize)>) = (Vec::new(), Vec::new());
+    for (at, &i) in order.iter().enumerate() {
+        let t = wanted[i as usize].0;
+        match targets.last() {
+            Some(&last) if last == t => spans.last_mut().map_or((), |span| span.1 = at + 1),
+            _ => {
+                targets.push(t);
+                spans.push((at, at + 1));
+            }
+        }
+    }
+    let filter_bits = (targets.len() * 8).next_power_of_two().clamp(64, 1 << 14);
+    let shift = u32::BITS - filter_bits.trailing_zeros();
+    let bit = |t: u32| (t.wrapping_mul(0x9E37_79B1) >> shift) as usize;
+    let mut filter = vec![0u64; filter_bits / 64];
+    for &t in &targets {
+        filter[bit(t) / 64] |= 1 << (bit(t) % 64);
+    }
+    for (position, slot) in run.iter_mut().enumerate() {
+        let id = target(slot);
+        let b = bit(*id);
+        if filter[b / 64] & (1 << (b % 64)) == 0 {
+            continue;
+        }
+        if let Ok(t) = targets.binary_search(id) {
+            let (next, end) = &mut spans[t];
+            if next < end {
+                *id |= TOMBSTONE;
+                wanted[order[*next] as usize].1 = position as u32;
+                *next += 1;
+                removed += 1;
+            }
         }
     }
     removed
