@@ -11,10 +11,11 @@
 //!   one insert's rebalance would, nested windows are merged, and each
 //!   window is laid out again once, in place. Tasks over disjoint runs run
 //!   in parallel.
-//! - **rebuild**: when the windows would cover [`REBUILD_SHARE`] of the
-//!   array or more, or the root would pass its bound (a growth), the whole
-//!   array is laid out again out of place in one parallel pass: every
-//!   element is copied once instead of moved by window after window.
+//! - **rebuild**: when that costs less by the measured costs below
+//!   ([`merge_costs_more`]), or the root would pass its bound (a growth),
+//!   the whole array is laid out again out of place in one parallel pass:
+//!   every element is copied once, however many runs take elements and
+//!   however large the windows.
 
 use super::{LinearPlacement, PackedRuns, check_capacity, index};
 use crate::PmaError;
@@ -25,9 +26,37 @@ use crate::tree::DensityTree;
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// Windows covering this share of the array's slots or more make a batch
-/// rebuild the whole array instead (see the module docs).
-const REBUILD_SHARE: f64 = 0.5;
+/// Costs in nanoseconds on one core, measured on Kronecker 20 (15 M
+/// elements, 24 M slots, 1 M runs; `batch_updates` example of
+/// `dyngraph-benches`, one thread): a merge pays about 20 per receiving
+/// run (its bookkeeping and its slots are cache misses: 18-24 measured at
+/// 10^5 and 10^6-element batches) and about 1 per element a window moves
+/// (`memmove`); a rebuild pays about 1.6 per element copied and 0.5 per
+/// slot of the fresh array filled (36 ms for the whole array).
+const MERGE_NS_PER_RUN: f64 = 20.0;
+const MERGE_NS_PER_MOVE: f64 = 1.0;
+const REBUILD_NS_PER_ELEMENT: f64 = 1.6;
+const REBUILD_NS_PER_SLOT: f64 = 0.5;
+
+/// Whether merging a batch into `runs` receiving runs and `windows` costs
+/// more than rebuilding an array of `elements` (batch included) in
+/// `slots` slots on `threads` threads. A merge's windows are each laid
+/// out by one thread, so the largest bounds it from below.
+fn merge_costs_more(
+    runs: usize,
+    windows: &[Job],
+    density: f64,
+    elements: usize,
+    slots: usize,
+    threads: usize,
+) -> bool {
+    let moves = |w: &Job| w.slots.len() as f64 * density * MERGE_NS_PER_MOVE;
+    let largest = windows.iter().map(moves).fold(0.0, f64::max);
+    let merge = runs as f64 * MERGE_NS_PER_RUN + windows.iter().map(moves).sum::<f64>();
+    let rebuild = elements as f64 * REBUILD_NS_PER_ELEMENT + slots as f64 * REBUILD_NS_PER_SLOT;
+    let threads = threads.max(1) as f64;
+    (merge / threads).max(largest) > rebuild / threads
+}
 
 /// A task of runs taking their elements in place is closed once it holds
 /// this many of the batch's elements (tasks small enough to share out,
@@ -263,8 +292,15 @@ impl<T: Element + Send + Sync, P: GapPolicy> PackedRuns<T, P> {
         }
         let needy = self.take_counts(&appends);
         let windows = self.windows_for(&needy);
-        let window_slots: usize = windows.iter().map(|w| w.slots.len()).sum();
-        if window_slots as f64 >= REBUILD_SHARE * self.slots.len() as f64 {
+        let costlier = merge_costs_more(
+            appends.runs.len(),
+            &windows,
+            self.density(),
+            total,
+            self.slots.len(),
+            rayon::current_num_threads(),
+        );
+        if costlier {
             self.rebuild_with(self.slots.len(), &appends);
             return Ok(());
         }
