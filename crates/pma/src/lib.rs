@@ -110,6 +110,7 @@
 
 mod element;
 mod error;
+mod huge_pages;
 mod mover;
 mod packed_set;
 mod policy;
@@ -123,6 +124,6 @@ pub use packed_set::{Iter, PackedSet, Range, SlotMove};
 pub use policy::{
     DegreeProportional, Even, GapPolicy, HistoryAdaptive, LinearGaps, Window, apportion,
 };
-pub use runs::{MAX_CAPACITY, PackedRuns};
+pub use runs::{MAX_CAPACITY, PackedRuns, RunAppends};
 pub use stats::PmaStats;
 pub use tree::{DensityTree, PmaOptions, Thresholds};

@@ -9,6 +9,9 @@ use crate::tree::{DensityTree, PmaOptions, ceil_log2};
 use std::ops::Range;
 use strength_reduce::StrengthReducedU64;
 
+mod batch;
+pub use batch::RunAppends;
+
 /// A neighbour shift may always move this many elements, whatever the
 /// section holds.
 const SHIFT_SLACK: usize = 16;
@@ -380,10 +383,9 @@ impl<T: Element, P: GapPolicy> PackedRuns<T, P> {
             .max(config.min_capacity + lengths.len())
             .max(n + lengths.len());
         check_capacity(capacity)?;
-        // Exactly `capacity` slots: `extend` above left a growth margin.
-        elements.resize(capacity, T::default());
-        elements.shrink_to_fit();
-        layout.slots = elements;
+        // Exactly `capacity` slots (`extend` above left a growth margin),
+        // advised for huge pages when large.
+        layout.slots = crate::huge_pages::filled_to(elements, capacity, T::default());
         layout.start = Vec::with_capacity(lengths.len() + 1);
         let mut next = 0;
         for &l in &lengths {

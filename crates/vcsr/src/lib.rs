@@ -131,6 +131,7 @@
 mod bal;
 mod batch;
 mod cow_registry;
+mod grouping;
 mod options;
 mod pcsr;
 mod slot;
@@ -145,7 +146,10 @@ pub use dyngraph_core::StoreOptions;
 pub use dyngraph_pma::{
     DegreeProportional, Even, GapPolicy, HistoryAdaptive, PmaOptions, PmaStats,
 };
-pub use options::{VcsrOptions, default_in_edge_pma_options, default_out_edge_pma_options};
+pub use options::{
+    BatchUpdates, MERGE_BATCHES_ABOVE, VcsrOptions, default_in_edge_pma_options,
+    default_out_edge_pma_options,
+};
 pub use pcsr::{Pcsr, PcsrInEdges, PcsrNeighbors, PcsrWeightedNeighbors, PcsrWeights};
 pub use snapshot::{
     VcsrSnapshot, VcsrView, VcsrViewInEdges, VcsrViewNeighbors, VcsrViewWeightedNeighbors,

@@ -6,6 +6,27 @@ use dyngraph_core::{StoreConfig, StoreOptions};
 use dyngraph_pma::{DegreeProportional, PmaOptions};
 use std::fmt;
 
+/// The default [`VcsrOptions::merge_batches_above`].
+pub const MERGE_BATCHES_ABOVE: usize = 1 << 12;
+
+/// How a [`Vcsr`](crate::Vcsr) takes a batch of more than
+/// [`VcsrOptions::merge_batches_above`] edges (smaller batches go in one
+/// edge at a time either way).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BatchUpdates {
+    /// Grouped by vertex in parallel and merged into each edge array in one
+    /// pass: each packed-memory-array window the batch overflows is laid
+    /// out again once, disjoint windows in parallel, or the whole array is
+    /// rebuilt when that touches less; deletes are tombstoned run by run in
+    /// parallel. In-edges the same way.
+    #[default]
+    Merged,
+    /// The earlier serial path, kept to measure against: inserts grouped
+    /// by source and pushed one at a time (every overflow its own
+    /// rebalance), deletes one at a time.
+    EdgeByEdge,
+}
+
 /// The pma options of a [`Vcsr`](crate::Vcsr)'s out-edge array by default:
 /// the classic density thresholds (root at most 0.75 full), growing by 1.3
 /// instead of doubling, so an edge array is at least `0.75 / 1.3 = 0.58`
@@ -92,6 +113,12 @@ pub struct VcsrOptions<P = DegreeProportional> {
     /// [`StoreOptions::in_edges`] keeps one (default
     /// [`default_in_edge_pma_options`]).
     pub in_edge_array: PmaOptions,
+    /// How batches are applied (default [`BatchUpdates::Merged`]).
+    pub batch_updates: BatchUpdates,
+    /// Batches of more than this many edges take the merged path, smaller
+    /// ones go in one edge at a time, which costs less below it (default
+    /// [`MERGE_BATCHES_ABOVE`]). Only read under [`BatchUpdates::Merged`].
+    pub merge_batches_above: usize,
 }
 
 impl<P> VcsrOptions<P> {
@@ -102,7 +129,21 @@ impl<P> VcsrOptions<P> {
             policy,
             out_edge_array: self.out_edge_array,
             in_edge_array: self.in_edge_array,
+            batch_updates: self.batch_updates,
+            merge_batches_above: self.merge_batches_above,
         }
+    }
+
+    /// Sets [`VcsrOptions::merge_batches_above`].
+    pub fn merge_batches_above(mut self, edges: usize) -> Self {
+        self.merge_batches_above = edges;
+        self
+    }
+
+    /// Sets [`VcsrOptions::batch_updates`].
+    pub fn batch_updates(mut self, batch_updates: BatchUpdates) -> Self {
+        self.batch_updates = batch_updates;
+        self
     }
 
     /// Sets [`VcsrOptions::out_edge_array`].
@@ -149,6 +190,8 @@ impl<P: Default + Clone + fmt::Debug> StoreConfig for VcsrOptions<P> {
             policy: P::default(),
             out_edge_array: default_out_edge_pma_options(),
             in_edge_array: default_in_edge_pma_options(),
+            batch_updates: BatchUpdates::default(),
+            merge_batches_above: MERGE_BATCHES_ABOVE,
         }
     }
 

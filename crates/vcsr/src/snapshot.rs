@@ -117,6 +117,11 @@ impl History {
         Some(live)
     }
 
+    /// Whether deletes are recorded now (a snapshot is alive).
+    pub(crate) fn records_deletes(&self) -> bool {
+        self.paused
+    }
+
     /// Records a delete at `(vertex, index)` of the out- or in-edge runs.
     pub(crate) fn record_delete(&mut self, incoming: bool, vertex: VertexId, index: usize) {
         if self.paused {

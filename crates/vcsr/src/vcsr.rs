@@ -1,7 +1,7 @@
 //! `Vcsr`: CSR's vertex array over a vertex-centric packed-memory array.
 
 use crate::batch::{add_vertices_end, checked_vertex_bound};
-use crate::options::VcsrOptions;
+use crate::options::{BatchUpdates, VcsrOptions};
 use crate::slot::{MAX_VERTICES, Slot, TOMBSTONE, Target, WeightedTarget};
 use crate::snapshot::{History, VcsrSnapshot, VcsrView};
 use dyngraph_core::{
@@ -12,6 +12,8 @@ use dyngraph_core::{
 use dyngraph_pma::{DegreeProportional, GapPolicy, PackedRuns, PmaError, PmaStats, Reclaim};
 use std::fmt;
 use std::ops::Range;
+
+mod merged;
 
 /// The out-edge array: 4-byte slots, or 8-byte slots with weights.
 #[derive(Clone, Debug)]
@@ -462,13 +464,22 @@ impl VcsrStats {
 ///   neighbouring runs inside the section, or a redistribution of the
 ///   smallest window within its density bounds, amortized polylogarithmic
 ///   and rare when future inserts follow current degree (counted in
-///   [`Vcsr::stats`]). Batches are grouped by source first (out-lists keep
-///   arrival order; a batch's edges reach each in-list in source order); a
-///   batch into an empty edge array (and [`FromEdges::from_edges`]) lays
-///   the arrays out in one pass. Under [`Semantics::Simple`] the duplicate
-///   check scans the source's run, `O(degree)`.
+///   [`Vcsr::stats`]). A batch of more than
+///   [`VcsrOptions::merge_batches_above`] edges is grouped by vertex in
+///   parallel and merged into each edge array in one pass
+///   ([`BatchUpdates::Merged`]): runs with room take their edges in place,
+///   each window the batch overflows is laid out again once (disjoint
+///   windows in parallel), or the whole array is rebuilt in one parallel
+///   pass when the windows would cover half of it or it must grow; every
+///   list, in-lists included, gets the batch in arrival order (under
+///   simple semantics a batch's in-edges arrive in source order). A batch
+///   into an empty edge array (and [`FromEdges::from_edges`]) lays the
+///   arrays out in one pass, in-lists in source order. Under
+///   [`Semantics::Simple`] the duplicate check scans the source's run,
+///   `O(degree)`.
 /// - Delete: `O(degree)` to find the oldest live occurrence, then a
-///   tombstone (the top bit of the slot's target). Every reader skips
+///   tombstone (the top bit of the slot's target); a large batch is
+///   grouped by source and tombstoned run by run in parallel. Every reader skips
 ///   tombstones; the next redistribution of their window, or
 ///   [`Vcsr::compact`], reclaims them (not while a snapshot is alive).
 /// - Scan: one slice per vertex; while the array holds no tombstone (or
@@ -771,41 +782,6 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
         Ok(added)
     }
 
-    /// A batch whose largest id is `max` (`None`: no edges), read in place:
-    /// one pass into an empty out-edge array, grouped by source otherwise.
-    /// Every id is checked before anything changes.
-    fn insert_batch<E: EdgeSource + ?Sized>(
-        &mut self,
-        edges: &E,
-        max: Option<VertexId>,
-    ) -> Result<UpdateReport> {
-        let Some(max) = max else {
-            return Ok(UpdateReport::default());
-        };
-        check_limit(self.options.store.vertex_limit, [max])?;
-        self.before_update();
-        self.grow(max as usize + 1)?;
-        let added = if self.out_is_empty() {
-            let loaded = with_edge_arrays!(&mut *self, arrays => arrays.bulk_load(edges))?;
-            add_stats(&mut self.retired.0, &loaded.retired_out);
-            if let Some(retired_in) = &loaded.retired_in {
-                add_stats(&mut self.retired.1, retired_in);
-            }
-            loaded.added
-        } else if edges.len() <= SMALL_BATCH {
-            // Up to `SMALL_BATCH` edges: the single-edge path per edge,
-            // without the grouping buffers and their sorts.
-            with_edge_arrays!(&mut *self, arrays => arrays.insert_each(edges))?
-        } else {
-            with_edge_arrays!(&mut *self, arrays => arrays.insert_grouped(edges))?
-        };
-        self.edge_count += added;
-        Ok(UpdateReport {
-            edges_added: added,
-            edges_removed: 0,
-        })
-    }
-
     fn delete_one(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
         let n = self.vertex_count();
         if src as usize >= n || dst as usize >= n {
@@ -843,6 +819,72 @@ impl<P: GapPolicy + Clone> Vcsr<P> {
     #[inline]
     fn out_is_clean(&self) -> bool {
         with_out_runs!(&self.out, runs => runs.len() as u64 == self.edge_count)
+    }
+}
+
+/// The batch paths: the merged one may work on both edge arrays at once,
+/// on two threads, so the policy must move between them.
+impl<P: GapPolicy + Clone + Send> Vcsr<P> {
+    /// A batch whose largest id is `max` (`None`: no edges), read in place:
+    /// one pass into an empty out-edge array, grouped by source otherwise.
+    /// Every id is checked before anything changes.
+    fn insert_batch<E: EdgeSource + ?Sized>(
+        &mut self,
+        edges: &E,
+        max: Option<VertexId>,
+    ) -> Result<UpdateReport> {
+        let Some(max) = max else {
+            return Ok(UpdateReport::default());
+        };
+        check_limit(self.options.store.vertex_limit, [max])?;
+        self.before_update();
+        self.grow(max as usize + 1)?;
+        let added = if self.out_is_empty() {
+            let loaded = with_edge_arrays!(&mut *self, arrays => arrays.bulk_load(edges))?;
+            add_stats(&mut self.retired.0, &loaded.retired_out);
+            if let Some(retired_in) = &loaded.retired_in {
+                add_stats(&mut self.retired.1, retired_in);
+            }
+            loaded.added
+        } else if self.takes_merged(edges.len()) {
+            with_edge_arrays!(&mut *self, arrays => arrays.insert_merged(edges))?
+        } else if edges.len() <= SMALL_BATCH {
+            // Up to `SMALL_BATCH` edges: the single-edge path per edge,
+            // without the grouping buffers and their sorts.
+            with_edge_arrays!(&mut *self, arrays => arrays.insert_each(edges))?
+        } else {
+            with_edge_arrays!(&mut *self, arrays => arrays.insert_grouped(edges))?
+        };
+        self.edge_count += added;
+        Ok(UpdateReport {
+            edges_added: added,
+            edges_removed: 0,
+        })
+    }
+
+    /// Whether a batch of `len` edges takes the merged path: asked for,
+    /// large enough to pay for its grouping, and numbered in `u32`.
+    fn takes_merged(&self, len: usize) -> bool {
+        self.options.batch_updates == BatchUpdates::Merged
+            && len > self.options.merge_batches_above
+            && len <= u32::MAX as usize
+    }
+
+    /// A batch of deletes the merged way (see [`BatchUpdates::Merged`]).
+    fn delete_merged<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<UpdateReport> {
+        self.before_update();
+        let record = self.history.records_deletes();
+        let (removed, deleted) =
+            with_edge_arrays!(&mut *self, arrays => arrays.delete_merged(edges, record))?;
+        for (incoming, vertex, index) in deleted {
+            self.history.record_delete(incoming, vertex, index as usize);
+        }
+        self.history.tick();
+        self.edge_count -= removed;
+        Ok(UpdateReport {
+            edges_added: 0,
+            edges_removed: removed,
+        })
     }
 }
 
@@ -1149,7 +1191,7 @@ impl<P: GapPolicy + Clone + Sync> EdgeWeights for Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy + Clone> GraphUpdate for Vcsr<P> {
+impl<P: GapPolicy + Clone + Send> GraphUpdate for Vcsr<P> {
     fn insert_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
         self.insert_one(src, dst, 1.0)
     }
@@ -1165,6 +1207,20 @@ impl<P: GapPolicy + Clone> GraphUpdate for Vcsr<P> {
 
     fn delete_edge(&mut self, src: VertexId, dst: VertexId) -> Result<bool> {
         self.delete_one(src, dst)
+    }
+
+    /// Grouped by source and tombstoned run by run in parallel for large
+    /// batches ([`BatchUpdates::Merged`]); one at a time otherwise.
+    fn delete_edges<E: EdgeSource + ?Sized>(&mut self, edges: &E) -> Result<UpdateReport> {
+        if self.takes_merged(edges.len()) {
+            return self.delete_merged(edges);
+        }
+        let mut report = UpdateReport::default();
+        for i in 0..edges.len() {
+            let edge = edges.edge(i);
+            report.edges_removed += u64::from(self.delete_one(edge.src, edge.dst)?);
+        }
+        Ok(report)
     }
 
     /// Grouped by source (one pass into an empty edge array); see
@@ -1195,7 +1251,7 @@ impl<P: GapPolicy + Clone> GraphUpdate for Vcsr<P> {
     }
 }
 
-impl<P: GapPolicy + Clone + Default + fmt::Debug> FromEdges for Vcsr<P> {
+impl<P: GapPolicy + Clone + Default + fmt::Debug + Send> FromEdges for Vcsr<P> {
     type Options = VcsrOptions<P>;
 
     /// An empty graph with `options`, sized for the source's vertex bound

@@ -10,7 +10,7 @@ use dyngraph_core::{
 };
 use dyngraph_vcsr::{Even, GapPolicy, HistoryAdaptive, Vcsr, VcsrOptions, VcsrSnapshot};
 
-impl<P: GapPolicy + Clone + Default + Sync + std::fmt::Debug> common::Store for Vcsr<P> {
+impl<P: GapPolicy + Clone + Default + Send + Sync + std::fmt::Debug> common::Store for Vcsr<P> {
     fn build(options: StoreOptions) -> Self {
         Vcsr::new(VcsrOptions::from_shared(options)).unwrap()
     }

@@ -1,0 +1,361 @@
+//! `Vcsr`'s merged batch path (`BatchUpdates::Merged`) against one edge at
+//! a time and against the reference model: a batch equals its edges
+//! inserted one at a time (lists in order, in-edges and weights included);
+//! mixed batches of inserts and deletes; snapshots taken before a batch
+//! read the same after it; proptest sequences in rayon pools of 1 and 2
+//! threads. `merge_batches_above(0)` sends every batch down the merged
+//! path, however small.
+
+use dyngraph_core::testing::fixed_weighted_edges;
+use dyngraph_core::testing::{Op, ReferenceGraph, compare_with_model, ops, weighted_edges};
+use dyngraph_core::{
+    Edge, EdgeWeights, FromEdges, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors,
+    Semantics, Snapshots, StoreOptions, VertexId, WeightedEdge, WeightedNeighbors,
+};
+use dyngraph_vcsr::{BatchUpdates, Vcsr, VcsrOptions};
+use proptest::prelude::*;
+
+fn every_option() -> Vec<StoreOptions> {
+    let mut all = Vec::new();
+    for semantics in [Semantics::Multigraph, Semantics::Simple] {
+        for (in_edges, weighted) in [(false, false), (false, true), (true, false), (true, true)] {
+            all.push(
+                StoreOptions::new(semantics)
+                    .in_edges(in_edges)
+                    .weighted(weighted),
+            );
+        }
+    }
+    all
+}
+
+fn merged(options: StoreOptions) -> VcsrOptions {
+    VcsrOptions::from(options).merge_batches_above(0)
+}
+
+fn one_by_one(options: StoreOptions) -> VcsrOptions {
+    VcsrOptions::from(options).batch_updates(BatchUpdates::EdgeByEdge)
+}
+
+fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// Every out-list equal in order (with weights when kept), every in-list
+/// equal in order when `in_order` and under multigraph semantics, and as a
+/// multiset otherwise (a simple batch's in-edges arrive in source order,
+/// as do a bulk load's and the edge-by-edge path's).
+fn same_lists(a: &Vcsr, b: &Vcsr, options: StoreOptions, in_order: bool) -> Result<(), String> {
+    if (a.vertex_count(), a.edge_count()) != (b.vertex_count(), b.edge_count()) {
+        return Err(format!(
+            "{} vertices, {} edges against {}, {}",
+            a.vertex_count(),
+            a.edge_count(),
+            b.vertex_count(),
+            b.edge_count()
+        ));
+    }
+    for v in 0..a.vertex_count() as VertexId {
+        let (x, y): (Vec<_>, Vec<_>) = (a.out_neighbors(v).collect(), b.out_neighbors(v).collect());
+        if x != y {
+            return Err(format!("out-list of {v}: {x:?} against {y:?}"));
+        }
+        if options.weighted {
+            let x: Vec<_> = a
+                .edge_weights()
+                .unwrap()
+                .out_neighbors_weighted(v)
+                .collect();
+            let y: Vec<_> = b
+                .edge_weights()
+                .unwrap()
+                .out_neighbors_weighted(v)
+                .collect();
+            if x != y {
+                return Err(format!("weighted out-list of {v}: {x:?} against {y:?}"));
+            }
+        }
+        if options.in_edges {
+            let mut x: Vec<_> = a.in_edges().unwrap().in_neighbors(v).collect();
+            let mut y: Vec<_> = b.in_edges().unwrap().in_neighbors(v).collect();
+            if !in_order || options.semantics == Semantics::Simple {
+                x.sort_unstable();
+                y.sort_unstable();
+            }
+            if x != y {
+                return Err(format!("in-list of {v}: {x:?} against {y:?}"));
+            }
+        }
+    }
+    a.validate().map_err(|e| e.to_string())?;
+    b.validate().map_err(|e| e.to_string())
+}
+
+/// `base` bulk-built, then `batch` as one merged batch into one store and
+/// one edge at a time into the other.
+fn batch_equals_one_at_a_time(
+    options: StoreOptions,
+    base: &[WeightedEdge],
+    batch: &[WeightedEdge],
+) -> Result<(), String> {
+    let mut batched = Vcsr::from_edges(base, merged(options)).map_err(|e| e.to_string())?;
+    let mut single = Vcsr::from_edges(base, merged(options)).map_err(|e| e.to_string())?;
+    let report = batched.insert_edges(batch).map_err(|e| e.to_string())?;
+    let mut added = 0;
+    for e in batch {
+        added += u64::from(
+            single
+                .insert_weighted_edge(e.src, e.dst, e.weight)
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    if report.edges_added != added {
+        return Err(format!(
+            "batch added {}, one at a time {added}",
+            report.edges_added
+        ));
+    }
+    // Into an empty store a batch is a bulk load.
+    same_lists(&batched, &single, options, !base.is_empty())
+}
+
+#[test]
+fn a_batch_equals_its_edges_one_at_a_time() {
+    // Bases from empty to dense; batches small, growing the array, and
+    // reaching past the vertex count; duplicates and self-loops included.
+    let cases = [
+        (0, 3_000, 50),
+        (2_000, 300, 200),
+        (20_000, 5_000, 3_000),
+        (5_000, 40_000, 1_000),
+        (30_000, 30_000, 20),
+    ];
+    for threads in [1, 2] {
+        for &(base_len, batch_len, vertices) in &cases {
+            let base = fixed_weighted_edges(base_len, vertices, 7);
+            let batch = fixed_weighted_edges(batch_len, vertices + 25, 8);
+            for options in every_option() {
+                in_pool(threads, || {
+                    batch_equals_one_at_a_time(options, &base, &batch)
+                })
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "{threads} threads, {options:?}, base {base_len}, batch {batch_len}: {e}"
+                    )
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn merged_and_edge_by_edge_batches_agree_and_deletes_remove_the_oldest() {
+    for options in every_option() {
+        let base = fixed_weighted_edges(10_000, 400, 1);
+        let mut merged_store = Vcsr::from_edges(&base, merged(options)).unwrap();
+        let mut old = Vcsr::from_edges(&base, one_by_one(options)).unwrap();
+        let mut model = ReferenceGraph::new(options.semantics);
+        model.insert_edges(&base).unwrap();
+        for round in 0..6u64 {
+            let inserts = fixed_weighted_edges(20_000, 420, 10 + round);
+            // Deletes: half of them present edges, some twice, some absent
+            // or outside the graph.
+            let mut deletes: Vec<Edge> = fixed_weighted_edges(15_000, 430, 20 + round)
+                .iter()
+                .map(|e| Edge::new(e.src, e.dst))
+                .collect();
+            deletes.extend(inserts.iter().step_by(3).map(|e| Edge::new(e.src, e.dst)));
+            deletes.extend(inserts.iter().step_by(7).map(|e| Edge::new(e.src, e.dst)));
+            deletes.push(Edge::new(10_000, 1));
+            for (store, name) in [(&mut merged_store, "merged"), (&mut old, "edge by edge")] {
+                assert_eq!(
+                    store.insert_edges(&inserts).unwrap().edges_added,
+                    model.clone().insert_edges(&inserts).unwrap().edges_added,
+                    "{name}, {options:?}, round {round}: inserts added"
+                );
+                let _ = store;
+            }
+            let added = model.insert_edges(&inserts).unwrap();
+            let removed_model = model.delete_edges(&deletes).unwrap();
+            let removed = merged_store.delete_edges(&deletes).unwrap();
+            assert_eq!(
+                removed, removed_model,
+                "{options:?}, round {round}: removed"
+            );
+            assert_eq!(old.delete_edges(&deletes).unwrap(), removed_model);
+            let _ = added;
+            compare_with_model(&merged_store, &model)
+                .unwrap_or_else(|e| panic!("{options:?}, round {round}: {e}"));
+            same_lists(&merged_store, &old, options, false)
+                .unwrap_or_else(|e| panic!("{options:?}, round {round}: {e}"));
+        }
+    }
+}
+
+/// The edges a view shows, per vertex, out and in (sorted in-lists).
+type Lists = Vec<(Vec<VertexId>, Vec<VertexId>)>;
+
+fn lists<G: OutNeighbors + InEdges>(graph: &G) -> Lists {
+    let incoming = graph.in_edges().ok();
+    (0..graph.vertex_count() as VertexId)
+        .map(|v| {
+            let mut ins: Vec<VertexId> =
+                incoming.map_or(Vec::new(), |i| i.in_neighbors(v).collect());
+            ins.sort_unstable();
+            (graph.out_neighbors(v).collect(), ins)
+        })
+        .collect()
+}
+
+#[test]
+fn snapshots_taken_before_a_batch_read_the_same_after_it() {
+    for options in every_option() {
+        let base = fixed_weighted_edges(3_000, 300, 3);
+        let mut graph = Vcsr::from_edges(&base, merged(options)).unwrap();
+        let first = graph.snapshot();
+        let first_lists = lists(&graph.view(&first).unwrap());
+        // A batch that grows the array and adds vertices, then deletes of
+        // base edges, then a batch that only merges windows.
+        graph
+            .insert_edges(&fixed_weighted_edges(20_000, 350, 4))
+            .unwrap();
+        let second = graph.snapshot();
+        let second_lists = lists(&graph.view(&second).unwrap());
+        let deletes: Vec<Edge> = base
+            .iter()
+            .step_by(2)
+            .map(|e| Edge::new(e.src, e.dst))
+            .collect();
+        assert!(graph.delete_edges(&deletes).unwrap().edges_removed > 0);
+        let third = graph.snapshot();
+        let third_lists = lists(&graph.view(&third).unwrap());
+        graph
+            .insert_edges(&fixed_weighted_edges(500, 300, 5))
+            .unwrap();
+        for (snapshot, expected, name) in [
+            (&first, &first_lists, "before the first batch"),
+            (&second, &second_lists, "before the deletes"),
+            (&third, &third_lists, "before the last batch"),
+        ] {
+            assert_eq!(
+                &lists(&graph.view(snapshot).unwrap()),
+                expected,
+                "{options:?}: snapshot {name}"
+            );
+        }
+        graph.validate().unwrap();
+        assert!(
+            graph.stats().out_tombstones > 0,
+            "snapshots keep the tombstones"
+        );
+        drop((first, second, third));
+        // With no snapshot left, the next batches reclaim them.
+        graph
+            .insert_edges(&fixed_weighted_edges(60_000, 300, 6))
+            .unwrap();
+        graph.validate().unwrap();
+        assert_eq!(graph.stats().out_tombstones, 0, "{options:?}");
+    }
+}
+
+/// Applies the core contract's steps to a `Vcsr` whose every batch is
+/// merged, and to the model, comparing after each step, snapshots
+/// included.
+fn run_against_model(
+    options: StoreOptions,
+    base: &[WeightedEdge],
+    steps: &[Op],
+) -> Result<(), TestCaseError> {
+    let mut model = ReferenceGraph::new(options.semantics);
+    model.insert_edges(base).unwrap();
+    let mut graph = Vcsr::from_edges(base, merged(options)).unwrap();
+    let mut snapshots = Vec::new();
+    for (step, op) in steps.iter().enumerate() {
+        match op {
+            Op::Insert(e) => {
+                prop_assert_eq!(
+                    graph.insert_weighted_edge(e.src, e.dst, e.weight).unwrap(),
+                    model.insert_weighted_edge(e.src, e.dst, e.weight).unwrap()
+                );
+            }
+            Op::Delete(e) => {
+                prop_assert_eq!(
+                    graph.delete_edge(e.src, e.dst).unwrap(),
+                    model.delete_edge(e.src, e.dst).unwrap()
+                );
+            }
+            Op::InsertBatch(batch) => {
+                prop_assert_eq!(
+                    graph.insert_edges(batch).unwrap(),
+                    model.insert_edges(batch).unwrap()
+                );
+            }
+            Op::InsertColumns(batch) => {
+                let src: Vec<VertexId> = batch.iter().map(|e| e.src).collect();
+                let dst: Vec<VertexId> = batch.iter().map(|e| e.dst).collect();
+                let columns = dyngraph_core::EdgeChunk::new(&src, &dst, None).unwrap();
+                prop_assert_eq!(
+                    graph.insert_edges(&columns).unwrap(),
+                    model.insert_edges(batch).unwrap()
+                );
+            }
+            Op::DeleteBatch(batch) => {
+                prop_assert_eq!(
+                    graph.delete_edges(batch).unwrap(),
+                    model.delete_edges(batch).unwrap()
+                );
+            }
+            Op::AddVertices(count) => {
+                prop_assert_eq!(
+                    graph.add_vertices(*count).unwrap(),
+                    model.add_vertices(*count).unwrap()
+                );
+            }
+            Op::Snapshot => snapshots.push((graph.snapshot(), model.clone())),
+            Op::DropSnapshot => {
+                if !snapshots.is_empty() {
+                    snapshots.remove(0);
+                }
+            }
+        }
+        graph
+            .validate()
+            .map_err(|e| TestCaseError::fail(format!("step {step} ({op:?}): {e}")))?;
+        compare_with_model(&graph, &model)
+            .map_err(|e| TestCaseError::fail(format!("step {step} ({op:?}): {e}")))?;
+        for v in 0..model.vertex_count() as VertexId {
+            prop_assert!(
+                graph.out_neighbors(v).eq(model.out_neighbors(v)),
+                "step {}: order of {}",
+                step,
+                v
+            );
+        }
+        for (i, (snapshot, then)) in snapshots.iter().enumerate() {
+            compare_with_model(&graph.view(snapshot).unwrap(), then)
+                .map_err(|e| TestCaseError::fail(format!("step {step}: snapshot {i}: {e}")))?;
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn merged_batches_keep_the_model_at_one_and_two_threads(
+        base in weighted_edges(40, 0..300),
+        steps in ops(44, 0..120),
+    ) {
+        for threads in [1, 2] {
+            for options in every_option() {
+                in_pool(threads, || run_against_model(options, &base, &steps))
+                    .map_err(|e| TestCaseError::fail(format!("{threads} threads, {options:?}: {e}")))?;
+            }
+        }
+    }
+}
