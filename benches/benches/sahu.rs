@@ -776,7 +776,7 @@ fn analytics_store<S: DynamicStore>(c: &mut Criterion, input: &SahuInput) {
         let store: S = updated(input, size);
         group(c, input, "walks_after_updates")
             .bench_function(BenchmarkId::new(S::NAME, size), |b| {
-                b.iter(|| black_box(reverse_walks(&store, &walks)))
+                b.iter(|| black_box(reverse_walks(&store, &walks).expect("walks")))
             });
         group(c, input, "pagerank_after_updates")
             .bench_function(BenchmarkId::new(S::NAME, size), |b| {
@@ -795,7 +795,7 @@ fn analytics(c: &mut Criterion, input: &SahuInput) {
         let csr = Csr::from_edges(&edges[..], csr_options(input)).expect("valid graph");
         let mut walk = group(c, input, "walks_after_updates");
         walk.bench_function(BenchmarkId::new("Csr rebuilt", size), |b| {
-            b.iter(|| black_box(reverse_walks(&csr, &walks)))
+            b.iter(|| black_box(reverse_walks(&csr, &walks).expect("walks")))
         });
         let builder = graph_builder_graph(&edges);
         walk.bench_function(BenchmarkId::new("graph_builder rebuilt", size), |b| {

@@ -10,7 +10,7 @@
 //! around each row.
 //!
 //! ```sh
-//! cargo run --release -p dyngraph-benches --example batch_updates -- \
+//! cargo run --profile perf -p dyngraph-benches --example batch_updates -- \
 //!     [--scale 20] [--reps 3] [--batches 10000,100000,1000000,10000000] \
 //!     [--threads 1,2] [--in-edges off,on] [--paths edge-by-edge,merged] [--deletes]
 //! ```

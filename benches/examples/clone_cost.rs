@@ -12,8 +12,8 @@
 //! of its size (Sahu's in-place protocol).
 //!
 //! ```sh
-//! cargo run --release -p dyngraph-benches --example clone_cost -- kron20,college 5
-//! cargo run --release -p dyngraph-benches --example clone_cost -- kron20 5 Csr,CsrPP
+//! cargo run --profile perf -p dyngraph-benches --example clone_cost -- kron20,college 5
+//! cargo run --profile perf -p dyngraph-benches --example clone_cost -- kron20 5 Csr,CsrPP
 //! ```
 //! The batch sizes are the `sahu` bench's up to `10^-3 |E|`, and 8. A
 //! third argument keeps only the stores named (comma-separated, or `all`),

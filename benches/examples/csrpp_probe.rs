@@ -7,7 +7,7 @@
 //! reference; this is for iterating.
 //!
 //! ```sh
-//! cargo run --release -p dyngraph-benches --example csrpp_probe -- [scale] [reps] [batch|kernels|all]
+//! cargo run --profile perf -p dyngraph-benches --example csrpp_probe -- [scale] [reps] [batch|kernels|all]
 //! ```
 
 use dyngraph::core::StoreConfig;

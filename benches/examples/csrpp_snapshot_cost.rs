@@ -17,7 +17,7 @@
 //!   view reads many lists from the snapshot's saved copies).
 //!
 //! ```sh
-//! cargo run --release -p dyngraph-benches --example csrpp_snapshot_cost -- [kron SCALE | mathoverflow] [reps]
+//! cargo run --profile perf -p dyngraph-benches --example csrpp_snapshot_cost -- [kron SCALE | mathoverflow] [reps]
 //! ```
 //!
 //! `kron` is the Graph500 Kronecker generator (edge factor 16, default

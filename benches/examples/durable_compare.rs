@@ -5,7 +5,7 @@
 //! tables.
 //!
 //! ```text
-//! cargo run --release -p dyngraph-benches --example durable_compare -- [--kron-scale 20]
+//! cargo run --profile perf -p dyngraph-benches --example durable_compare -- [--kron-scale 20]
 //!     [--datasets college,mathoverflow,kron] [--syncs edge,1k,batch,group,none]
 //!     [--edge-cap 2000] [--k1-cap 200000] [--sqlite-cap 4000000]
 //!     [--sqlite true] [--ablation true] [--whole true] [--repeat 1]

@@ -5,8 +5,8 @@
 //! `10^-1 |E|`, insertions, deletions and a mix; time and error per row.
 //!
 //! ```text
-//! cargo run --release -p dyngraph-benches --example incremental -- --quick
-//! cargo run --release -p dyngraph-benches --example incremental            # scale 20, full
+//! cargo run --profile perf -p dyngraph-benches --example incremental -- --quick
+//! cargo run --profile perf -p dyngraph-benches --example incremental            # scale 20, full
 //! ```
 //!
 //! Options: `--quick` (scale 14, 2 batches per size, sizes up to

@@ -1,4 +1,4 @@
-//! Times loads of a file: `cargo run --release -p dyngraph-benches
+//! Times loads of a file: `cargo run --profile perf -p dyngraph-benches
 //! --example load_time -- PATH [THREADS] [stream|csr|csr-transpose]
 //! [REPEATS]` (three loads by default, each timed).
 

@@ -7,10 +7,10 @@
 //! for profiling and for the figures the CLI cannot give.
 //!
 //! ```sh
-//! cargo run --release -p dyngraph-benches --example peers_probe -- kernels FILE THREADS REPS [SOURCE] [KERNELS]
-//! cargo run --release -p dyngraph-benches --example peers_probe -- replay FILE BASE% STORE in|noin REPS
-//! cargo run --release -p dyngraph-benches --example peers_probe -- views FILE STORE REPS [THREADS]
-//! cargo run --release -p dyngraph-benches --example peers_probe -- once FILE STORE KERNEL [THREADS]
+//! cargo run --profile perf -p dyngraph-benches --example peers_probe -- kernels FILE THREADS REPS [SOURCE] [KERNELS]
+//! cargo run --profile perf -p dyngraph-benches --example peers_probe -- replay FILE BASE% STORE in|noin REPS
+//! cargo run --profile perf -p dyngraph-benches --example peers_probe -- views FILE STORE REPS [THREADS]
+//! cargo run --profile perf -p dyngraph-benches --example peers_probe -- once FILE STORE KERNEL [THREADS]
 //! ```
 //! `STORE` is any store of the registry (`vcsr`, `pcsr`, `bal`, `csrpp`, ...). `views` builds the store the way
 //! `replay --base 30 --batch 1` does (30 % bulk, the rest one edge at a

@@ -7,7 +7,7 @@
 //! moves per insert at several N under the uniform workload.
 //!
 //! ```sh
-//! cargo run --release -p dyngraph-benches --example pma_policies -- \
+//! cargo run --profile perf -p dyngraph-benches --example pma_policies -- \
 //!     [elements=10000000] [runs=1000000] [budget_secs=120] [curve=1000000,4000000,16000000]
 //! ```
 //!

@@ -5,9 +5,9 @@
 //! figure). The `vcsr_replay` bench and example are the reference.
 //!
 //! ```sh
-//! cargo run --release -p dyngraph-benches --example vcsr_probe -- inserts mo10 5
-//! cargo run --release -p dyngraph-benches --example vcsr_probe -- pagerank kron20x20 3
-//! cargo run --release -p dyngraph-benches --example vcsr_probe -- pagerank-along kron20x20 3
+//! cargo run --profile perf -p dyngraph-benches --example vcsr_probe -- inserts mo10 5
+//! cargo run --profile perf -p dyngraph-benches --example vcsr_probe -- pagerank kron20x20 3
+//! cargo run --profile perf -p dyngraph-benches --example vcsr_probe -- pagerank-along kron20x20 3
 //! ```
 //! Mode `pagerank-along` measures the PageRank ratio at five points of the
 //! stream, with the in-edge density at each.

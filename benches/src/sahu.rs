@@ -384,7 +384,9 @@ mod tests {
             CsrOptions::default().vertex_count(input.vertex_count),
         )
         .unwrap();
-        let ours = reverse_walks(&csr, &ReverseWalkOptions { steps: 5 }).visits;
+        let ours = reverse_walks(&csr, &ReverseWalkOptions { steps: 5 })
+            .expect("walks")
+            .visits;
         let stable = stable_graph(input.vertex_count, &input.edges);
         let theirs = reverse_walks_with(input.vertex_count, 5, |u| {
             stable.neighbors(NodeIndex::new(u)).map(|v| v.index())

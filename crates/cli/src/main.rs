@@ -15,6 +15,7 @@ mod kept_store;
 mod load_cmd;
 mod names;
 mod output;
+mod per_vertex;
 mod progress;
 mod recover_cmd;
 mod replay_cmd;

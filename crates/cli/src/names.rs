@@ -4,7 +4,7 @@
 //! name a vertex (`--source`).
 
 use anyhow::{Result, bail};
-use dyngraph::core::{IdKind, IdMap, VertexId};
+use dyngraph::core::{IdKind, IdMap, OriginalId, VertexId};
 
 /// The names of a graph's vertices.
 #[derive(Clone, Copy, Debug)]
@@ -24,6 +24,18 @@ impl<'a> Names<'a> {
         match self.ids {
             Some(ids) if (v as usize) < ids.len() => ids.original(v).to_string(),
             _ => v.to_string(),
+        }
+    }
+
+    /// How vertex `v` is written in JSON: a number for an integer id or
+    /// key, a string for a string key.
+    pub(crate) fn json(&self, v: VertexId) -> serde_json::Value {
+        match self.ids {
+            Some(ids) if (v as usize) < ids.len() => match ids.original(v) {
+                OriginalId::Integer(key) => serde_json::Value::from(key),
+                text @ OriginalId::String(_) => serde_json::Value::from(text.to_string()),
+            },
+            _ => serde_json::Value::from(v),
         }
     }
 

@@ -238,6 +238,20 @@ impl ReplayProgress for Bar {
 }
 
 pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
+    // A directory only the durable store would use, given to stores that
+    // keep nothing, would be silently ignored: the user meant to keep the
+    // graph.
+    if let Some(dir) = &args.dir
+        && !args.stores.contains(&StoreKind::Durable)
+    {
+        let names: Vec<&str> = args.stores.iter().map(|kind| kind.name()).collect();
+        bail!(
+            "--dir {} keeps a durable store, but --store {} keeps no files: add `--store durable` \
+             (e.g. `--store durable` or `--store vcsr,durable`) or leave out --dir",
+            dir.display(),
+            names.join(",")
+        );
+    }
     install_threads(args.threads)?;
     crate::output::check_all([
         ("--json", args.json.as_deref()),

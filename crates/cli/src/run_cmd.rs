@@ -67,9 +67,23 @@ pub(crate) struct RunArgs {
     /// Worker threads.
     #[arg(long, allow_hyphen_values = true, value_parser = crate::flags::threads)]
     threads: Option<usize>,
+    /// Write every vertex's result of the last trial: `.csv` (a header,
+    /// then one row per vertex) or `.jsonl` (one JSON object per vertex),
+    /// each vertex named by its original id or key when the input was
+    /// relabelled. The columns: `vertex`, then bfs `depth,parent`, pr and
+    /// bc `score`, sssp `distance`, cc `component`, rw `visits`.
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: RunArgs) -> Result<ExitCode> {
+    if let Some(path) = &args.output {
+        if crate::output::is_stdout(path) {
+            anyhow::bail!("--output -: give a file (.csv or .jsonl); the trials go to stdout");
+        }
+        crate::per_vertex::format(path, args.kernel)?;
+        crate::output::check_all([("--output", Some(path.as_path()))])?;
+    }
     let threads = install_threads(args.threads)?;
     let timer = Instant::now();
     // On a terminal: the phase (reading, building, which trial) and its
@@ -270,6 +284,15 @@ fn trials<G: ReadGraph>(
         total / args.trials as f64,
         args.trials
     );
+    if let (Some(path), Some(output)) = (&args.output, &last) {
+        let format = crate::per_vertex::format(path, args.kernel)?;
+        crate::per_vertex::write(path, format, output, &names, graph.vertex_count())?;
+        println!(
+            "wrote {} vertices to {}",
+            graph.vertex_count(),
+            path.display()
+        );
+    }
     if wrong > 0 {
         eprintln!("verification failed in {wrong} of {} trials", args.trials);
         return Ok(ExitCode::from(1));

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{dyngraph, stderr};
+use common::{dyngraph, scratch, stderr, text};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -15,18 +15,6 @@ use std::time::{Duration, Instant};
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dyngraph-kept-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn text(path: &Path) -> &str {
-    path.to_str().expect("UTF-8 path")
 }
 
 /// The command failed with exit 2 and one error line on stderr (clap's
@@ -134,6 +122,84 @@ fn sparse_ids_appended_to_a_durable_store_keep_their_own_vertices() {
         sorted,
         ["5000000", "7000000", "8000000", "9000000", "9500000"],
         "{run}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 38: a durable store created without a kernel got in-edges off
+/// (auto), and the next day's `--append --kernel pr` was refused ("holds a
+/// durable store with in-edges false (asked true)"). A new kept store
+/// keeps them; an append's auto follows the store, with or without a
+/// kernel.
+#[test]
+fn a_kept_store_made_without_a_kernel_serves_pagerank_the_next_day() {
+    let dir = scratch("in-edges-day2");
+    let (day1, day2, store) = (dir.join("d1.el"), dir.join("d2.el"), dir.join("D"));
+    std::fs::write(&day1, "0 1\n1 2\n2 0\n").unwrap();
+    std::fs::write(&day2, "2 3\n3 0\n").unwrap();
+    let first = replay_json(&[text(&day1), "--store", "durable", "--dir", text(&store)]);
+    let reason = first["input"]["in_edges"].as_str().unwrap();
+    assert!(
+        reason.starts_with("on (auto: a new kept durable store"),
+        "{reason}"
+    );
+    let second = replay_json(&[
+        text(&day2),
+        "--store",
+        "durable",
+        "--dir",
+        text(&store),
+        "--append",
+        "--kernel",
+        "pr",
+    ]);
+    assert_eq!(second["stores"][0]["edges"], 5);
+    assert_eq!(
+        second["stores"][0]["kernels"]["pr"]["mode"],
+        "pull (in-edges)"
+    );
+    // A third day without a kernel appends too (auto follows the store).
+    std::fs::write(&day1, "3 1\n").unwrap();
+    let third = replay_json(&[
+        text(&day1),
+        "--store",
+        "durable",
+        "--dir",
+        text(&store),
+        "--append",
+    ]);
+    assert_eq!(third["stores"][0]["edges"], 6);
+    assert!(
+        third["input"]["in_edges"]
+            .as_str()
+            .unwrap()
+            .starts_with("on (auto: as the kept")
+    );
+    // Asked against on a new store, they stay off, and an append follows.
+    let lean = dir.join("L");
+    let made = replay_json(&[
+        text(&day2),
+        "--store",
+        "durable",
+        "--dir",
+        text(&lean),
+        "--in-edges",
+        "off",
+    ]);
+    assert_eq!(made["input"]["in_edges"], "off (asked for)");
+    let appended = replay_json(&[
+        text(&day1),
+        "--store",
+        "durable",
+        "--dir",
+        text(&lean),
+        "--append",
+        "--kernel",
+        "pr",
+    ]);
+    assert_eq!(
+        appended["stores"][0]["kernels"]["pr"]["mode"],
+        "push (no in-edges)"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -420,6 +486,30 @@ fn a_store_without_its_superblock_or_a_strangers_directory_is_never_written_over
         "{message}"
     );
     assert!(!missing.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 38: `--dir` with `--store vcsr` was silently ignored, and the
+/// user's graph was not kept anywhere.
+#[test]
+fn a_dir_given_to_stores_that_keep_no_files_is_refused() {
+    let dir = scratch("dir-without-durable");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/CollegeMsg.txt");
+    let kept = dir.join("kept");
+    let message = refused(&dyngraph(&[
+        "replay",
+        sample,
+        "--store",
+        "vcsr,csrpp",
+        "--dir",
+        text(&kept),
+    ]));
+    assert!(
+        message.contains("--store vcsr,csrpp keeps no files")
+            && message.contains("--store durable"),
+        "{message}"
+    );
+    assert!(!kept.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

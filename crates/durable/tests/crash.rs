@@ -503,7 +503,8 @@ fn check_kernels(store: &DurableVcsr) -> Result<(), String> {
     }
     let ranks = pagerank(store, &PageRankOptions::default()).map_err(|e| e.to_string())?;
     verify_pagerank(store, &ranks).map_err(|e| e.to_string())?;
-    let cc = connected_components(store, &ComponentsOptions::default());
+    let cc =
+        connected_components(store, &ComponentsOptions::default()).map_err(|e| e.to_string())?;
     verify_components(store, &cc).map_err(|e| e.to_string())?;
     let source = (0..store.vertex_count() as u32)
         .find(|&v| dyngraph_core::OutNeighbors::out_degree(store, v) > 0)

@@ -131,11 +131,21 @@
 //!
 //! # Features
 //!
-//! `vcsr`, `csrpp`, `durable`, `loader`, `kernels`, `replay` (all
-//! default); `dist` (timely dataflow workers and clusters: `dyngraph::dist`);
-//! `clap` (the registry's, the job's and the kernels' enums as
-//! `clap::ValueEnum`); `petgraph` (petgraph's algorithms on dyngraph graphs:
-//! `dyngraph::petgraph`).
+//! The one list of the crate's features (a test checks it against
+//! `Cargo.toml`):
+//!
+//! | feature | default | what it brings |
+//! |---|---|---|
+//! | `vcsr` | yes | `Vcsr`, `Pcsr`, `Bal` and the packed-memory array under them (`dyngraph::vcsr`, `dyngraph::pma`) |
+//! | `csrpp` | yes | `CsrPP`, CSR++'s segmented store (`dyngraph::csrpp`) |
+//! | `durable` | yes | `DurableVcsr`, the crash-consistent store in memory-mapped files (`dyngraph::durable`) |
+//! | `loader` | yes | file formats, parallel parsing, generators, the binary `Csr` file (`dyngraph::loader`) |
+//! | `kernels` | yes | BFS, PageRank, SSSP, CC, BC, TC, reverse walks, with verifiers (`dyngraph::kernels`) |
+//! | `incremental` | yes | kernels maintained across batches (`dyngraph::incremental`) |
+//! | `replay` | yes | the replay job: a stream into any store in timed batches (`dyngraph::replay`) |
+//! | `dist` | no | partitioned replay and kernels on timely dataflow workers and clusters (`dyngraph::dist`) |
+//! | `clap` | no | the registry's, the job's and the kernels' enums as `clap::ValueEnum` |
+//! | `petgraph` | no | petgraph's algorithms on every store and view (`dyngraph::petgraph`) |
 //!
 //! [`Csr`]: prelude::Csr
 //! [`Vcsr`]: prelude::Vcsr

@@ -85,3 +85,52 @@ fn every_store_of_the_registry_is_in_the_architecture_table() {
         );
     }
 }
+
+/// Issue 38: the crate documentation's features table is the one list of
+/// the facade's features; it names every feature of `Cargo.toml` (and no
+/// other), with the default ones marked so.
+#[test]
+fn the_features_table_lists_every_feature_of_the_manifest() {
+    let manifest = include_str!("../Cargo.toml");
+    let section = manifest
+        .split("[features]")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .expect("a [features] section");
+    // Feature lines start at column 0 with `name = [`; continuation lines
+    // of a long list are indented.
+    let mut declared: Vec<String> = section
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(" = ").map(|(name, _)| name.to_string()))
+        .filter(|name| name != "default")
+        .collect();
+    declared.sort();
+    let defaults: Vec<String> = section
+        .lines()
+        .find_map(|l| l.strip_prefix("default = ["))
+        .expect("a default feature list")
+        .trim_end_matches(']')
+        .split(',')
+        .map(|f| f.trim().trim_matches('"').to_string())
+        .filter(|f| !f.is_empty())
+        .collect();
+    let rows = table_rows(include_str!("../src/lib.rs"), "# Features");
+    let mut documented = Vec::new();
+    for row in &rows {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let name = cells[1].trim_matches('`').to_string();
+        let default = cells[2] == "yes";
+        assert_eq!(
+            default,
+            defaults.contains(&name),
+            "feature {name}: the table says default {default}, Cargo.toml's default list {defaults:?}"
+        );
+        documented.push(name);
+    }
+    documented.sort();
+    assert_eq!(
+        documented, declared,
+        "the features table and Cargo.toml disagree"
+    );
+}

@@ -23,7 +23,7 @@
 
 use crate::VerifyError;
 use crate::util::{into_plain_u32, vertices};
-use dyngraph_core::{InEdges, InNeighbors, OutNeighbors, VertexId};
+use dyngraph_core::{InEdges, InNeighbors, OutNeighbors, Result, VertexId};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -118,24 +118,24 @@ impl ComponentsResult {
 /// let edges = [Edge::new(1, 0), Edge::new(2, 3), Edge::new(4, 3)];
 /// let graph = Csr::from_edges(&edges, CsrOptions::default().in_edges(true))?;
 /// for algorithm in [ComponentsAlgorithm::Afforest, ComponentsAlgorithm::ShiloachVishkin] {
-///     let cc = connected_components(&graph, &ComponentsOptions::with_algorithm(algorithm));
+///     let cc = connected_components(&graph, &ComponentsOptions::with_algorithm(algorithm))?;
 ///     assert_eq!(cc.labels, [0, 0, 2, 2, 2]);
 ///     verify_components(&graph, &cc).unwrap();
 /// }
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-pub fn connected_components<G>(graph: &G, options: &ComponentsOptions) -> ComponentsResult
+pub fn connected_components<G>(graph: &G, options: &ComponentsOptions) -> Result<ComponentsResult>
 where
     G: OutNeighbors + InEdges + Sync,
 {
-    crate::util::on_pool(|| match options.algorithm {
+    Ok(crate::util::on_pool(|| match options.algorithm {
         ComponentsAlgorithm::Afforest => afforest(graph, options),
         ComponentsAlgorithm::ShiloachVishkin => ComponentsResult {
             labels: shiloach_vishkin(graph),
             algorithm: ComponentsAlgorithm::ShiloachVishkin,
             skipped_largest: false,
         },
-    })
+    }))
 }
 
 /// Joins the trees of `u` and `v`, always hanging the larger root under the

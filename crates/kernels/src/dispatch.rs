@@ -311,12 +311,12 @@ pub fn run<G: ReadGraph>(graph: &G, options: &KernelOptions) -> Result<KernelOut
         KernelOptions::PageRank(o) => KernelOutput::PageRank(crate::pagerank(graph, o)?),
         KernelOptions::Sssp(o) => KernelOutput::Sssp(crate::sssp(graph, o)?),
         KernelOptions::Components(o) => {
-            KernelOutput::Components(crate::connected_components(graph, o))
+            KernelOutput::Components(crate::connected_components(graph, o)?)
         }
         KernelOptions::Bc(o) => KernelOutput::Bc(crate::betweenness_centrality(graph, o)?),
-        KernelOptions::Triangles => KernelOutput::Triangles(crate::triangle_count(graph)),
+        KernelOptions::Triangles => KernelOutput::Triangles(crate::triangle_count(graph)?),
         KernelOptions::ReverseWalks(o) => {
-            KernelOutput::ReverseWalks(crate::reverse_walks(graph, o))
+            KernelOutput::ReverseWalks(crate::reverse_walks(graph, o)?)
         }
     })
 }

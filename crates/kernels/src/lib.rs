@@ -95,10 +95,10 @@
 //! let tree = bfs(&graph, &BfsOptions::from_source(0).with_depths(true))?;
 //! assert_eq!(tree.depths.unwrap(), [0, 1, 2, 3, 4, UNREACHED]);
 //!
-//! let cc = connected_components(&graph, &ComponentsOptions::default());
+//! let cc = connected_components(&graph, &ComponentsOptions::default())?;
 //! assert_eq!(cc.labels, [0, 0, 0, 0, 0, 5]);
 //!
-//! assert_eq!(triangle_count(&graph).triangles, 2);
+//! assert_eq!(triangle_count(&graph)?.triangles, 2);
 //!
 //! let bc = betweenness_centrality(
 //!     &graph,

@@ -17,7 +17,7 @@
 //! `O(k (V + E))` work; two `f64` arrays of `V` entries.
 
 use crate::VerifyError;
-use dyngraph_core::{OutNeighbors, VertexId};
+use dyngraph_core::{OutNeighbors, Result, VertexId};
 use rayon::prelude::*;
 
 /// Options of [`reverse_walks`].
@@ -53,12 +53,12 @@ pub struct ReverseWalkResult {
 /// // at 0, so one reverse walk of 2 steps ends at 0.
 /// let edges = [Edge::new(0, 1), Edge::new(0, 2), Edge::new(1, 2)];
 /// let graph = Csr::from_edges(&edges, CsrOptions::default())?;
-/// let walks = reverse_walks(&graph, &ReverseWalkOptions { steps: 2 });
+/// let walks = reverse_walks(&graph, &ReverseWalkOptions { steps: 2 })?;
 /// assert_eq!(walks.visits, [1.0, 0.0, 0.0]);
 /// verify_reverse_walks(&graph, &walks).unwrap();
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-pub fn reverse_walks<G>(graph: &G, options: &ReverseWalkOptions) -> ReverseWalkResult
+pub fn reverse_walks<G>(graph: &G, options: &ReverseWalkOptions) -> Result<ReverseWalkResult>
 where
     G: OutNeighbors + Sync,
 {
@@ -75,10 +75,10 @@ where
             });
             std::mem::swap(&mut current, &mut next);
         }
-        ReverseWalkResult {
+        Ok(ReverseWalkResult {
             visits: current,
             steps: options.steps,
-        }
+        })
     })
 }
 

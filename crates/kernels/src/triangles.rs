@@ -26,7 +26,7 @@
 
 use crate::VerifyError;
 use crate::util::vertices;
-use dyngraph_core::{OutNeighbors, VertexId};
+use dyngraph_core::{OutNeighbors, Result, VertexId};
 use rayon::prelude::*;
 use std::cell::RefCell;
 
@@ -86,13 +86,13 @@ fn distinct_directed_edges<G: OutNeighbors + Sync>(graph: &G) -> u64 {
 /// // One directed triangle plus a pendant edge.
 /// let edges = [Edge::new(0, 1), Edge::new(1, 2), Edge::new(2, 0), Edge::new(2, 3)];
 /// let graph = Csr::from_edges(&edges, CsrOptions::default())?;
-/// let tc = triangle_count(&graph);
+/// let tc = triangle_count(&graph)?;
 /// assert_eq!(tc.triangles, 1);
 /// assert!(tc.symmetrized);
 /// verify_triangles(&graph, &tc).unwrap();
 /// # Ok::<(), dyngraph_core::Error>(())
 /// ```
-pub fn triangle_count<G>(graph: &G) -> TriangleResult
+pub fn triangle_count<G>(graph: &G) -> Result<TriangleResult>
 where
     G: OutNeighbors + Sync,
 {
@@ -157,11 +157,11 @@ where
                 })
             })
             .sum();
-        TriangleResult {
+        Ok(TriangleResult {
             triangles,
             undirected_edges: targets.len() as u64,
             symmetrized,
-        }
+        })
     })
 }
 

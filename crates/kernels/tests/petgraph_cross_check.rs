@@ -78,12 +78,16 @@ fn cross_check(name: &str, edges: &[WeightedEdge], vertex_count: usize) {
     ] {
         let options = ComponentsOptions::with_algorithm(algorithm);
         assert_eq!(
-            in_pool(2, || connected_components(&stores.csr, &options)).component_count(),
+            in_pool(2, || connected_components(&stores.csr, &options))
+                .unwrap()
+                .component_count(),
             count,
             "{name}: {algorithm:?} component count"
         );
         assert_eq!(
-            connected_components(&stores.model, &options).component_count(),
+            connected_components(&stores.model, &options)
+                .unwrap()
+                .component_count(),
             count
         );
     }

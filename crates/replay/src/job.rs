@@ -282,6 +282,7 @@ pub fn run_reading(
     // A kept store decides how the input's ids are read, and maps them
     // onto its vertices.
     let mut spec = spec.clone();
+    let in_edges_reason = kept_in_edges(&kept, &mut spec);
     let asked = spec.load.ids;
     spec.load.ids = kept::id_mode(&kept, asked)?;
     let edges = read(&spec).map_err(|error| kept::explain_read_error(&kept, error, asked))?;
@@ -290,6 +291,9 @@ pub fn run_reading(
     let (keys, note) = kept::attach(kept, &mut stream, &spec.input)?;
     spec.settings.durable_keys = keys;
     let mut report = run_on(&spec, &stream, progress, stop)?;
+    if let Some(reason) = in_edges_reason {
+        report.input.in_edges = reason;
+    }
     if appending && let Some(dir) = &spec.settings.durable_dir {
         report.notes.push(format!(
             "appending to the durable store in {} (the base goes in as one batch)",
@@ -298,6 +302,35 @@ pub fn run_reading(
     }
     report.notes.extend(note);
     Ok(report)
+}
+
+/// In-edges under [`Choice::Auto`] for a kept durable store, and why (the
+/// reason the report shows): a new store keeps them, so that a later run's
+/// kernels find them (a store's layout is fixed when it is created, and
+/// `auto` on day 1 without a kernel left them out, so day 2's
+/// `--append --kernel pr` was refused); an append follows the store.
+/// `None` when they were asked for or against.
+fn kept_in_edges(kept: &KeptStore, spec: &mut ReplaySpec) -> Option<String> {
+    if spec.in_edges != Choice::Auto {
+        return None;
+    }
+    let (on, reason) = match kept {
+        KeptStore::New => (
+            true,
+            "on (auto: a new kept durable store keeps them for later runs' kernels; \
+             --in-edges off leaves them out)"
+                .to_string(),
+        ),
+        KeptStore::Append { in_edges, .. } => (
+            *in_edges,
+            format!(
+                "{} (auto: as the kept durable store holds them)",
+                if *in_edges { "on" } else { "off" }
+            ),
+        ),
+    };
+    spec.in_edges = if on { Choice::On } else { Choice::Off };
+    Some(reason)
 }
 
 /// [`run`] on a stream already read (with [`read_stream`]).

@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// for a store of plain vertex ids), and a mode that cannot map onto the
 /// kept vertices is refused, naming the flag to use.
 pub(crate) fn id_mode(kept: &KeptStore, asked: IdMode) -> Result<IdMode> {
-    let KeptStore::Append { dir, keys } = kept else {
+    let KeptStore::Append { dir, keys, .. } = kept else {
         return Ok(asked);
     };
     let shown = dir.display();
@@ -66,7 +66,9 @@ pub(crate) fn id_mode(kept: &KeptStore, asked: IdMode) -> Result<IdMode> {
 pub(crate) fn explain_read_error(kept: &KeptStore, error: Error, asked: IdMode) -> Error {
     match (kept, error) {
         (
-            KeptStore::Append { dir, keys: None },
+            KeptStore::Append {
+                dir, keys: None, ..
+            },
             Error::SparseIds {
                 path,
                 largest,
@@ -99,7 +101,9 @@ pub(crate) fn attach(
 ) -> Result<(Option<Arc<IdMap>>, Option<String>)> {
     match kept {
         KeptStore::New => Ok((stream.ids.clone(), None)),
-        KeptStore::Append { dir, keys: None } => match &stream.ids {
+        KeptStore::Append {
+            dir, keys: None, ..
+        } => match &stream.ids {
             None => Ok((None, None)),
             Some(ids) => Err(Error::InvalidArgument(format!(
                 "{} keeps the graph's own vertex ids, but {} names its vertices ({}): \
@@ -113,6 +117,7 @@ pub(crate) fn attach(
         KeptStore::Append {
             dir,
             keys: Some(mut kept),
+            ..
         } => {
             let Some(local) = stream.ids.take() else {
                 return Err(Error::InvalidArgument(format!(

@@ -244,7 +244,7 @@ fn from_scratch<G: ReadGraph>(kernel: &Kernel, graph: &G, source: VertexId) -> R
             (seconds, error.linf)
         }
         Kernel::Components(maintained) => {
-            let fresh = connected_components(graph, &ComponentsOptions::default());
+            let fresh = connected_components(graph, &ComponentsOptions::default())?;
             let seconds = timer.elapsed().as_secs_f64();
             (
                 seconds,

@@ -23,6 +23,10 @@ pub enum KeptStore {
         dir: PathBuf,
         /// The keys naming its vertices.
         keys: Option<IdMap>,
+        /// Whether the store keeps in-edges: the replay's `auto` follows
+        /// the store, so a day-2 run without a kernel appends to a store
+        /// built with them.
+        in_edges: bool,
     },
 }
 
@@ -61,9 +65,10 @@ impl KeptStore {
                 "{shown} already holds a durable store: append to it (`append` in the \
                  settings, --append on the command line), or pick another directory"
             ))),
-            StoreDir::Store { .. } => Ok(Some(KeptStore::Append {
+            StoreDir::Store { in_edges, .. } => Ok(Some(KeptStore::Append {
                 dir: dir.clone(),
                 keys: DurableVcsr::read_keys(dir)?,
+                in_edges,
             })),
             StoreDir::Damaged { reason } => Err(Error::InvalidArgument(format!(
                 "{shown} is not a store to write to: {reason}"

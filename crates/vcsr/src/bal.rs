@@ -6,13 +6,12 @@
 //! to the paper's [`BLOCK_EDGES`]: a new block holds as many edges as the
 //! vertex already has (within those bounds).
 
-use crate::batch::{add_vertices_end, batch_vertex_count, checked_vertex_bound, insert_each};
+use crate::batch::{add_vertices_end, batch_vertex_count, insert_each};
 use crate::cow_registry::CowRegistry;
-use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
-    Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
-    InNeighbors, OutNeighbors, Result, Semantics, Snapshots, StoreOptions, UpdateReport, VertexId,
-    Weight, WeightedNeighbors, check_limit,
+    Capability, EdgeSource, EdgeWeights, Error, Graph, GraphStore, GraphUpdate, InEdges,
+    InNeighbors, OutNeighbors, Result, Semantics, StoreOptions, UpdateReport, VertexId, Weight,
+    WeightedNeighbors, check_limit,
 };
 use std::ops::Range;
 
@@ -411,7 +410,7 @@ pub struct BalStats {
 /// - Insert: `O(1)` — append to the vertex's last block, or link a new
 ///   block. Under [`Semantics::Simple`] the duplicate check scans the
 ///   vertex's edges first, `O(degree)`. A batch (and
-///   [`FromEdges::from_edges`]) inserts its edges one by one, read in
+///   [`FromEdges::from_edges`](dyngraph_core::FromEdges::from_edges)) inserts its edges one by one, read in
 ///   place.
 /// - Delete: `O(degree)` — find the oldest occurrence, shift the later edges
 ///   down so order is kept and only the last block is partial.
@@ -494,7 +493,7 @@ impl Bal {
     }
 
     /// Heap bytes held, capacity included (the lists saved by snapshots
-    /// are the snapshots' memory: [`CowSnapshot::memory_bytes`]).
+    /// are the snapshots' memory: [`CowSnapshot::memory_bytes`](dyngraph_core::cow::CowSnapshot::memory_bytes)).
     pub fn memory_bytes(&self) -> usize {
         self.out.memory_bytes() + self.incoming.as_ref().map_or(0, BlockChains::memory_bytes)
     }
@@ -640,32 +639,7 @@ impl GraphUpdate for Bal {
     }
 }
 
-impl FromEdges for Bal {
-    type Options = StoreOptions;
-
-    /// An empty graph sized for the source's vertex bound, then the edges
-    /// inserted as one batch.
-    fn from_edges<E: EdgeSource + ?Sized>(edges: &E, options: StoreOptions) -> Result<Self> {
-        let mut graph = Bal::new(options)?;
-        graph.grow(checked_vertex_bound(edges, options.vertex_limit)?);
-        graph.insert_edges(edges)?;
-        Ok(graph)
-    }
-}
-
-impl Snapshots for Bal {
-    type Snapshot = CowSnapshot;
-    type View<'a> = CowView<'a, Bal>;
-
-    /// Copy-before-write (see the cost model on [`Bal`]).
-    fn snapshot(&self) -> CowSnapshot {
-        self.snapshots.take(self)
-    }
-
-    fn view<'a>(&'a self, snapshot: &'a CowSnapshot) -> Result<CowView<'a, Bal>> {
-        self.snapshots.view(self, snapshot)
-    }
-}
+crate::cow_registry::cow_store!(Bal);
 
 impl GraphStore for Bal {
     const NAME: &'static str = "Bal";

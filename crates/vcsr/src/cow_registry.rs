@@ -25,3 +25,49 @@ impl Deref for CowRegistry {
         &self.0
     }
 }
+
+/// The scaffolding `Pcsr` and `Bal` share, written once: `FromEdges` (an
+/// empty store sized for the source's vertex bound, then the edges inserted
+/// as one batch) and `Snapshots` by copy-before-write through the store's
+/// `snapshots` registry. The store provides `new(StoreOptions)` and
+/// `grow(vertex_count)`.
+macro_rules! cow_store {
+    ($store:ident) => {
+        impl dyngraph_core::FromEdges for $store {
+            type Options = dyngraph_core::StoreOptions;
+
+            /// An empty graph sized for the source's vertex bound, then the
+            /// edges inserted as one batch.
+            fn from_edges<E: dyngraph_core::EdgeSource + ?Sized>(
+                edges: &E,
+                options: dyngraph_core::StoreOptions,
+            ) -> dyngraph_core::Result<Self> {
+                let mut graph = $store::new(options)?;
+                graph.grow(crate::batch::checked_vertex_bound(
+                    edges,
+                    options.vertex_limit,
+                )?);
+                dyngraph_core::GraphUpdate::insert_edges(&mut graph, edges)?;
+                Ok(graph)
+            }
+        }
+
+        #[doc = concat!("Copy-before-write (see the cost model on [`", stringify!($store), "`]).")]
+        impl dyngraph_core::Snapshots for $store {
+            type Snapshot = dyngraph_core::cow::CowSnapshot;
+            type View<'a> = dyngraph_core::cow::CowView<'a, $store>;
+
+            fn snapshot(&self) -> dyngraph_core::cow::CowSnapshot {
+                self.snapshots.take(self)
+            }
+
+            fn view<'a>(
+                &'a self,
+                snapshot: &'a dyngraph_core::cow::CowSnapshot,
+            ) -> dyngraph_core::Result<dyngraph_core::cow::CowView<'a, $store>> {
+                self.snapshots.view(self, snapshot)
+            }
+        }
+    };
+}
+pub(crate) use cow_store;

@@ -1,12 +1,11 @@
 //! `Pcsr`: packed CSR after Wheatman and Xu, the edge-centric baseline.
 
-use crate::batch::{add_vertices_end, batch_vertex_count, checked_vertex_bound, insert_each};
+use crate::batch::{add_vertices_end, batch_vertex_count, insert_each};
 use crate::cow_registry::CowRegistry;
-use dyngraph_core::cow::{CowSnapshot, CowView};
 use dyngraph_core::{
-    Capability, EdgeSource, EdgeWeights, Error, FromEdges, Graph, GraphStore, GraphUpdate, InEdges,
-    InNeighbors, MaintenanceStats, OutNeighbors, Result, Semantics, Snapshots, StoreOptions,
-    UpdateReport, VertexId, Weight, WeightedNeighbors, check_limit,
+    Capability, EdgeSource, EdgeWeights, Error, Graph, GraphStore, GraphUpdate, InEdges,
+    InNeighbors, MaintenanceStats, OutNeighbors, Result, Semantics, StoreOptions, UpdateReport,
+    VertexId, Weight, WeightedNeighbors, check_limit,
 };
 use dyngraph_pma::{PackedSet, PmaStats};
 use std::ops::Range;
@@ -289,7 +288,7 @@ impl Iterator for PackedRun<'_> {
 ///   redistribution of the smallest window within its (even) density
 ///   bounds, amortized `O(log² N)` moves. Under [`Semantics::Simple`] the
 ///   duplicate check walks the source's edges first. A batch (and
-///   [`FromEdges::from_edges`]) inserts its edges one by one, read in
+///   [`FromEdges::from_edges`](dyngraph_core::FromEdges::from_edges)) inserts its edges one by one, read in
 ///   place.
 /// - Delete: `O(log N + degree)` to find the oldest occurrence, then a
 ///   physical removal (no tombstones).
@@ -381,7 +380,7 @@ impl Pcsr {
     }
 
     /// Heap bytes held, capacity included (the lists saved by snapshots
-    /// are the snapshots' memory: [`CowSnapshot::memory_bytes`]).
+    /// are the snapshots' memory: [`CowSnapshot::memory_bytes`](dyngraph_core::cow::CowSnapshot::memory_bytes)).
     pub fn memory_bytes(&self) -> usize {
         self.out.memory_bytes() + self.incoming.as_ref().map_or(0, PackedEdges::memory_bytes)
     }
@@ -665,32 +664,7 @@ impl GraphUpdate for Pcsr {
     }
 }
 
-impl FromEdges for Pcsr {
-    type Options = StoreOptions;
-
-    /// An empty graph sized for the source's vertex bound, then the edges
-    /// inserted as one batch.
-    fn from_edges<E: EdgeSource + ?Sized>(edges: &E, options: StoreOptions) -> Result<Self> {
-        let mut graph = Pcsr::new(options)?;
-        graph.grow(checked_vertex_bound(edges, options.vertex_limit)?);
-        graph.insert_edges(edges)?;
-        Ok(graph)
-    }
-}
-
-impl Snapshots for Pcsr {
-    type Snapshot = CowSnapshot;
-    type View<'a> = CowView<'a, Pcsr>;
-
-    /// Copy-before-write (see the cost model on [`Pcsr`]).
-    fn snapshot(&self) -> CowSnapshot {
-        self.snapshots.take(self)
-    }
-
-    fn view<'a>(&'a self, snapshot: &'a CowSnapshot) -> Result<CowView<'a, Pcsr>> {
-        self.snapshots.view(self, snapshot)
-    }
-}
+crate::cow_registry::cow_store!(Pcsr);
 
 impl GraphStore for Pcsr {
     const NAME: &'static str = "Pcsr";

@@ -34,3 +34,17 @@ pub fn dyngraph(args: &[&str]) -> Output {
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// A fresh scratch directory for one test of this process, `name` telling
+/// the tests apart.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("dyngraph-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// A path as the `&str` argument a command line takes.
+pub fn text(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 path")
+}

@@ -24,6 +24,9 @@ pub enum StoreDir {
     Store {
         /// Whether the store keeps its vertices' keys.
         keyed: bool,
+        /// Whether the store keeps in-edges (its layout: an append must
+        /// agree).
+        in_edges: bool,
     },
     /// A store's files without a superblock that reads back. `reason`
     /// says which case it is and how to go on, in a user's words.
@@ -131,8 +134,9 @@ impl DurableVcsr {
             .any(|n| n == SUPERBLOCK_FILE)
             .then(|| read_file(&sb_path).and_then(|bytes| Superblock::decode(&bytes, &sb_path)));
         match superblock {
-            Some(Ok(_)) => Ok(StoreDir::Store {
+            Some(Ok(superblock)) => Ok(StoreDir::Store {
                 keyed: names.iter().any(|n| n == KEYS_FILE),
+                in_edges: superblock.in_edges,
             }),
             _ if !foreign.is_empty() => Ok(StoreDir::Foreign { entries: foreign }),
             Some(Err(error)) => Ok(StoreDir::Damaged {

@@ -252,9 +252,9 @@ impl DynamicComponents {
             + self.owner.capacity() * 4
     }
 
-    fn run_static<G: ReadGraph>(&mut self, graph: &G) -> UpdateStats {
+    fn run_static<G: ReadGraph>(&mut self, graph: &G) -> Result<UpdateStats> {
         let n = graph.vertex_count();
-        let result = connected_components(graph, &self.options.afforest);
+        let result = connected_components(graph, &self.options.afforest)?;
         self.label = result.labels;
         self.ids.parent = (0..n as u32).collect();
         self.ids.size = vec![0; n];
@@ -268,17 +268,17 @@ impl DynamicComponents {
         stats.iterations = 1;
         stats.vertices_processed = n as u64;
         stats.edges_scanned = graph.edge_count();
-        stats
+        Ok(stats)
     }
 
     fn recompute_because<G: ReadGraph>(
         &mut self,
         graph: &G,
         reason: FallbackReason,
-    ) -> UpdateStats {
-        let mut stats = self.run_static(graph);
+    ) -> Result<UpdateStats> {
+        let mut stats = self.run_static(graph)?;
         stats.fallback = Some(reason);
-        stats
+        Ok(stats)
     }
 
     /// New vertices, each in a component of its own.
@@ -368,23 +368,23 @@ impl IncrementalKernel for DynamicComponents {
             owner: Vec::new(),
             edge_count: 0,
         };
-        let stats = state.run_static(graph);
+        let stats = state.run_static(graph)?;
         Ok((state, stats))
     }
 
     fn apply<G: ReadGraph>(&mut self, graph: &G, changes: &ChangeLog) -> Result<UpdateStats> {
         let n = graph.vertex_count();
         if self.options.strategy == ComponentsStrategy::Recompute {
-            return Ok(self.run_static(graph));
+            return self.run_static(graph);
         }
         if changes.overflowed() {
-            return Ok(self.recompute_because(graph, FallbackReason::LogOverflow));
+            return self.recompute_because(graph, FallbackReason::LogOverflow);
         }
         let edges = graph.edge_count().max(self.edge_count).max(1) as f64;
         if changes.inserted_told() as f64 > self.options.large_insert_share * edges
             || changes.deleted_told() as f64 > self.options.large_delete_share * edges
         {
-            return Ok(self.recompute_because(graph, FallbackReason::LargeBatch));
+            return self.recompute_because(graph, FallbackReason::LargeBatch);
         }
         if changes.is_empty() && n == self.vertex_count() {
             return Ok(UpdateStats::new(Self::NAME, Ran::Nothing, n));
@@ -396,14 +396,14 @@ impl IncrementalKernel for DynamicComponents {
         match search::split_deleted(self, graph, changes.deleted(), budget, &mut stats) {
             search::Outcome::Done => {}
             search::Outcome::NoInEdges => {
-                return Ok(on_pool_if(true, || {
+                return on_pool_if(true, || {
                     self.recompute_because(graph, FallbackReason::NoInEdges)
-                }));
+                });
             }
             search::Outcome::OverBudget => {
-                return Ok(on_pool_if(true, || {
+                return on_pool_if(true, || {
                     self.recompute_because(graph, FallbackReason::LargeAffectedRegion)
-                }));
+                });
             }
         }
         self.union_inserted(graph, changes, &mut stats);
@@ -413,7 +413,7 @@ impl IncrementalKernel for DynamicComponents {
     }
 
     fn recompute<G: ReadGraph>(&mut self, graph: &G) -> Result<UpdateStats> {
-        Ok(self.run_static(graph))
+        self.run_static(graph)
     }
 
     fn vertex_count(&self) -> usize {

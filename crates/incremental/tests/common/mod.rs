@@ -200,7 +200,9 @@ pub fn check_pagerank<G: ReadGraph>(
 pub fn check_components<G: ReadGraph>(graph: &G, cc: &DynamicComponents) -> Result<(), String> {
     let result = cc.to_components_result();
     verify_components(graph, &result).map_err(|e| e.to_string())?;
-    let want = connected_components(graph, &ComponentsOptions::default()).labels;
+    let want = connected_components(graph, &ComponentsOptions::default())
+        .map_err(|e| e.to_string())?
+        .labels;
     if result.labels != want {
         let v = (0..want.len())
             .find(|&v| result.labels[v] != want[v])

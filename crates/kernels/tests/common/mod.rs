@@ -178,11 +178,12 @@ where
         bfs: bfs(graph, &BfsOptions::from_source(source).with_depths(true)).expect("bfs"),
         pagerank: pagerank(graph, &PageRankOptions::default()).expect("pagerank"),
         sssp: sssp(graph, &SsspOptions::from_source(source).with_delta(16.0)).expect("sssp"),
-        afforest: connected_components(graph, &ComponentsOptions::default()),
+        afforest: connected_components(graph, &ComponentsOptions::default()).expect("cc"),
         shiloach_vishkin: connected_components(
             graph,
             &ComponentsOptions::with_algorithm(ComponentsAlgorithm::ShiloachVishkin),
-        ),
+        )
+        .expect("cc_sv"),
         bc: betweenness_centrality(
             graph,
             &BcOptions {
@@ -191,8 +192,8 @@ where
             },
         )
         .expect("bc"),
-        triangles: triangle_count(graph),
-        walks: reverse_walks(graph, &ReverseWalkOptions::default()),
+        triangles: triangle_count(graph).expect("tc"),
+        walks: reverse_walks(graph, &ReverseWalkOptions::default()).expect("walks"),
     });
     let context = |e: VerifyError| format!("{label}, {threads} thread(s): {e}");
     verify_bfs(graph, &outputs.bfs).map_err(context).unwrap();
