@@ -44,9 +44,11 @@ struct Args {
 #[derive(Clone, Copy, Debug)]
 enum Path {
     Vcsr(BatchUpdates),
-    /// With `CsrPPOptions::slab_headroom` or not.
+    /// With `CsrPPOptions::slab_headroom` or not; `grouped`: every batch
+    /// grouped (`group_inserts_above(0)`), however small.
     CsrPP {
         headroom: bool,
+        grouped: bool,
     },
 }
 

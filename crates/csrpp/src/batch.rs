@@ -9,6 +9,7 @@
 //! task owns the segment (`&mut`), which is what keeps the copy and the
 //! change together.
 
+use crate::options::SET_GROUP_INSERTS_ABOVE;
 use crate::segment::{Editor, Segment, SegmentData};
 use crate::segment_insert::{Entry, InsertContext, Scratch};
 use crate::store::CsrPP;
@@ -383,7 +384,11 @@ impl CsrPP {
         };
         // A load into an empty store keeps the grouped path (its packed
         // layout), and so does a store that re-packs segments on batches.
-        let threshold = self.options.group_inserts_above;
+        let threshold = match self.options.group_inserts_above {
+            0 => 0,
+            _ if !set_union && self.deleted_vertices == 0 => self.options.group_inserts_above,
+            edges => edges.max(SET_GROUP_INSERTS_ABOVE),
+        };
         let one_at_a_time = batch.len() <= SERIAL_BATCH.min(threshold)
             || (batch.len() <= threshold && self.edge_count > 0 && !self.options.segment_repack);
         if one_at_a_time {
