@@ -82,6 +82,7 @@ mod csr;
 mod edges;
 mod error;
 mod fresh;
+pub mod grouping;
 pub mod hint;
 mod ids;
 mod keyed;

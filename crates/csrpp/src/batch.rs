@@ -9,26 +9,17 @@
 //! task owns the segment (`&mut`), which is what keeps the copy and the
 //! change together.
 
+use crate::options::SET_GROUP_INSERTS_ABOVE;
 use crate::segment::{Editor, Segment, SegmentData};
 use crate::segment_insert::{Entry, InsertContext, Scratch};
 use crate::store::CsrPP;
-use dyngraph_core::{EdgeSource, Error, Graph, Result, Semantics, UpdateReport, VertexId};
+use dyngraph_core::grouping::{Arrivals, Groups, group_by_key};
+use dyngraph_core::{EdgeSource, Error, Graph, Result, Semantics, UpdateReport, VertexId, Weight};
 use rayon::prelude::*;
 use std::ops::Range;
 
 /// Batches up to this size are applied one edge at a time, in order.
 const SERIAL_BATCH: usize = 64;
-
-/// Insert batches up to this size into a non-empty store that does not
-/// re-pack segments are applied one edge at a time, in order: grouping by segment and merging per segment has a cost per
-/// touched segment (its lists merged and repacked) that single inserts
-/// do not pay, so on random edges it only wins once batches touch
-/// segments many times. Measured with the `clone_cost` example of
-/// `dyngraph-benches` (batch / single inserts, the grouped path): on
-/// Kronecker 20 (8,192 segments) 8.8× at 84 edges, 5.3× at 839, 1.14× at
-/// 8,389 and 0.56× at 83,886; on CollegeMsg 2.7× at 598 and 1.75× at
-/// 5,984.
-const SERIAL_INSERT_BATCH: usize = 1 << 14;
 
 /// A batch as the grouping reads it: entries by index range, in order.
 pub(crate) trait BatchEntries: Sync {
@@ -111,6 +102,75 @@ impl<B: BatchEntries + ?Sized> BatchEntries for InGraph<'_, B> {
             }
         });
     }
+}
+
+/// A batch's new slots keyed by source (`out`) or by target (the
+/// in-slots), as [`group_by_key`] reads them.
+struct Slots<'b, B: ?Sized> {
+    batch: &'b B,
+    incoming: bool,
+}
+
+impl<B: BatchEntries + ?Sized> Arrivals for Slots<'_, B> {
+    type Item = (VertexId, Weight);
+
+    fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    #[inline]
+    fn visit(&self, range: Range<usize>, mut f: impl FnMut(u32, (VertexId, Weight))) {
+        if self.incoming {
+            self.batch
+                .for_each_entry(range, |(src, dst, _)| f(dst, (src, 0.0)));
+        } else {
+            self.batch
+                .for_each_entry(range, |(src, dst, weight)| f(src, (dst, weight)));
+        }
+    }
+}
+
+/// The work of one segment in [`CsrPP::merge_slots`]: the segment, its
+/// groups' keys and ends (relative to its slots), and its slots.
+type SegmentGroups<'a> = (
+    &'a mut Segment,
+    &'a [u32],
+    Vec<usize>,
+    &'a mut [(VertexId, Weight)],
+);
+
+/// Splits `groups` (keyed by vertex) by segment and pairs each touched
+/// segment with its groups.
+fn groups_per_segment<'a>(
+    segments: &'a mut [Segment],
+    groups: &'a mut Groups<(VertexId, Weight)>,
+    shift: u32,
+) -> Vec<SegmentGroups<'a>> {
+    let Groups {
+        keys,
+        offsets,
+        items,
+    } = groups;
+    let mut work = Vec::new();
+    let mut rest: &mut [(VertexId, Weight)] = items;
+    let mut segments = segments.iter_mut().enumerate();
+    let mut g = 0;
+    while g < keys.len() {
+        let segment = (keys[g] >> shift) as usize;
+        let end = g + keys[g..].partition_point(|&key| (key >> shift) as usize == segment);
+        let (first, last) = (offsets[g], offsets[end]);
+        let (slots, tail) = std::mem::take(&mut rest).split_at_mut(last - first);
+        rest = tail;
+        let ends = offsets[g + 1..=end].iter().map(|&o| o - first).collect();
+        let target = segments
+            .by_ref()
+            .find(|(s, _)| *s == segment)
+            .map(|(_, target)| target)
+            .expect("a key of the graph has a segment");
+        work.push((target, &keys[g..end], ends, slots));
+        g = end;
+    }
+    work
 }
 
 /// For a batch sorted by `key`, the range of entries falling in each
@@ -324,10 +384,13 @@ impl CsrPP {
         };
         // A load into an empty store keeps the grouped path (its packed
         // layout), and so does a store that re-packs segments on batches.
-        let one_at_a_time = batch.len() <= SERIAL_BATCH
-            || (batch.len() <= SERIAL_INSERT_BATCH
-                && self.edge_count > 0
-                && !self.options.segment_repack);
+        let threshold = match self.options.group_inserts_above {
+            0 => 0,
+            _ if !set_union && self.deleted_vertices == 0 => self.options.group_inserts_above,
+            edges => edges.max(SET_GROUP_INSERTS_ABOVE),
+        };
+        let one_at_a_time = batch.len() <= SERIAL_BATCH.min(threshold)
+            || (batch.len() <= threshold && self.edge_count > 0 && !self.options.segment_repack);
         if one_at_a_time {
             // Sorting and fanning out to the pool costs more than it saves.
             let mut added = 0;
@@ -340,6 +403,24 @@ impl CsrPP {
             };
         }
         let in_edges = self.options.store.in_edges;
+        if !set_union && self.deleted_vertices == 0 && self.edge_count > 0 {
+            // Every edge is added (multigraph) and no deleted flag needs
+            // clearing: the slots are grouped by vertex straight from the
+            // source, out-slots by source and in-slots by target, and each
+            // list merges its group in place. Two passes over the segments
+            // (out-lists, then in-lists), for the reason below.
+            let added = self.merge_slots(batch, false);
+            debug_assert_eq!(added, batch.len() as u64, "a multigraph adds every edge");
+            if in_edges {
+                self.merge_slots(batch, true);
+            }
+            self.edge_count += added;
+            self.after_grouped_batch(added);
+            return UpdateReport {
+                edges_added: added,
+                edges_removed: 0,
+            };
+        }
         let context =
             InsertContext::new(&self.allocator, &self.snapshots, &self.options, self.shift);
         if !set_union && in_edges && self.deleted_vertices == 0 && self.edge_count > 0 {
@@ -407,6 +488,30 @@ impl CsrPP {
             edges_added: added,
             edges_removed: 0,
         }
+    }
+
+    /// Adds every edge of a multigraph batch to the out-lists (`incoming`
+    /// false) or the in-lists: the batch grouped by vertex in parallel
+    /// ([`group_by_key`]), then each touched segment's groups merged into
+    /// its lists, one rayon task per segment. Returns the slots added.
+    /// No vertex may be flagged deleted.
+    fn merge_slots<B: BatchEntries + ?Sized>(&mut self, batch: &B, incoming: bool) -> u64 {
+        let mut groups = group_by_key(&Slots { batch, incoming }, self.vertex_count);
+        let context =
+            InsertContext::new(&self.allocator, &self.snapshots, &self.options, self.shift);
+        let added: u64 = groups_per_segment(&mut self.segments, &mut groups, self.shift)
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, (segment, keys, ends, slots)| {
+                scratch.reset();
+                let data = segment.get_mut();
+                let added = context.merge_slot_groups(scratch, data, incoming, keys, &ends, slots);
+                if !incoming {
+                    data.live_edges += added;
+                }
+                added
+            })
+            .sum();
+        added
     }
 
     /// Maintenance after a grouped batch insert that added `added` edges

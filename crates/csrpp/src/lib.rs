@@ -117,7 +117,10 @@ pub use alloc::AllocatorKind;
 #[doc = include_str!("../README.md")]
 struct ReadmeExample;
 pub use iter::{NeighborIter, WeightedNeighborIter};
-pub use options::{CsrPPOptions, DEFAULT_SEGMENT_SIZE, DeleteMode, MAX_VERTEX_LIMIT};
+pub use options::{
+    CsrPPOptions, DEFAULT_GROUP_INSERTS_ABOVE, DEFAULT_SEGMENT_SIZE, DeleteMode, MAX_VERTEX_LIMIT,
+    SET_GROUP_INSERTS_ABOVE,
+};
 pub use snapshot::{CsrPPSnapshot, CsrPPView, CsrPPViewInEdges, CsrPPViewWeights};
 pub use store::{CsrPP, CsrPPInEdges, CsrPPWeights, VertexPropertyId};
 pub use writer::ConcurrentWriter;

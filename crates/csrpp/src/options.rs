@@ -100,7 +100,35 @@ pub struct CsrPPOptions {
     /// [`crate::CsrPP::defragment`]). The copy costs about a clone, once
     /// per this share of growth: amortised, a constant per inserted edge.
     pub defragment_after: Option<u32>,
+    /// Multigraph insert batches of at most this many edges, into a store
+    /// holding edges, no vertex deleted, that does not re-pack segments,
+    /// go in one edge at a time (batches of at most 64 always do, unless
+    /// this is smaller): below it, grouping a batch by vertex and merging
+    /// each touched list costs more than the single inserts it replaces.
+    /// The other insert batches (set semantics, deleted vertices: the
+    /// segment-grouped path) go one at a time up to
+    /// [`SET_GROUP_INSERTS_ABOVE`] edges or this, whichever is more.
+    /// Default [`DEFAULT_GROUP_INSERTS_ABOVE`]; 0 groups every batch (the
+    /// tests use that to drive the grouped paths with small batches).
+    pub group_inserts_above: usize,
 }
+
+/// The default of [`CsrPPOptions::group_inserts_above`]: on the shuffled
+/// tail of a symmetric Kronecker 20 graph (`batch_updates` example of
+/// `dyngraph-benches`, 2026-12-02, load 4–7, one thread, out-edges only),
+/// grouping every batch took 1.2–1.6× as many edges per second as single
+/// inserts at 1,000 and 3,000 edges and 2.0–2.3× at 10,000 (in-edges
+/// kept: 1.2–1.7× and 2.4–2.5×).
+pub const DEFAULT_GROUP_INSERTS_ABOVE: usize = 1 << 10;
+
+/// Insert batches that the segment-grouped path takes (set semantics, or
+/// some vertex deleted) go one at a time up to this size (see
+/// [`CsrPPOptions::group_inserts_above`]). Measured with the
+/// `clone_cost` example of `dyngraph-benches` (batch / single inserts):
+/// on Kronecker 20 (8,192 segments) 8.8× at 84 edges, 5.3× at 839, 1.14×
+/// at 8,389 and 0.56× at 83,886; on CollegeMsg 2.7× at 598 and 1.75× at
+/// 5,984.
+pub const SET_GROUP_INSERTS_ABOVE: usize = 1 << 14;
 
 impl Default for CsrPPOptions {
     /// A multigraph without weights or in-edges ([`StoreOptions::default`]),
@@ -122,6 +150,7 @@ impl From<StoreOptions> for CsrPPOptions {
             slab_headroom: false,
             segment_repack: false,
             defragment_after: None,
+            group_inserts_above: DEFAULT_GROUP_INSERTS_ABOVE,
         }
     }
 }
@@ -162,6 +191,12 @@ impl CsrPPOptions {
     /// Sets [`CsrPPOptions::segment_repack`].
     pub fn segment_repack(mut self, segment_repack: bool) -> Self {
         self.segment_repack = segment_repack;
+        self
+    }
+
+    /// Sets [`CsrPPOptions::group_inserts_above`].
+    pub fn group_inserts_above(mut self, edges: usize) -> Self {
+        self.group_inserts_above = edges;
         self
     }
 

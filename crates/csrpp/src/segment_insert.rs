@@ -232,6 +232,101 @@ impl<'a> InsertContext<'a> {
         (added, undeleted, added_edges)
     }
 
+    /// Adds a multigraph batch's groups of one segment to its out-lists
+    /// (`incoming` false) or in-lists: group `g` adds the slots
+    /// `slots[starts(g)..ends[g]]` (in arrival order; sorted here, stably)
+    /// to the list of vertex `keys[g]`, every slot an edge added. The
+    /// groups come straight from [`dyngraph_core::grouping`], so nothing
+    /// is copied on the way: each list takes its new slots in one merge,
+    /// in place when its block has room ([`AdjList::merge_in`]); an
+    /// empty side is filled as a bulk load (one packed slab). Clears no
+    /// deleted flag (the caller runs this only when no vertex is
+    /// deleted). Returns the slots added.
+    pub(crate) fn merge_slot_groups(
+        &self,
+        buffers: &mut Scratch,
+        data: &mut SegmentData,
+        incoming: bool,
+        keys: &[u32],
+        ends: &[usize],
+        slots: &mut [(VertexId, Weight)],
+    ) -> u64 {
+        let mask = self.mask;
+        let Scratch {
+            groups,
+            merge: scratch,
+            ..
+        } = buffers;
+        let mut start = 0;
+        for (&key, &end) in keys.iter().zip(ends) {
+            let group = &mut slots[start..end];
+            if group.len() > 1 {
+                group.sort_by_key(|slot| slot.0);
+            }
+            groups.push((key as usize & mask, start, end));
+            start = end;
+        }
+        if self.saving {
+            // Every slot is added to a list of this segment.
+            self.snapshots
+                .before_change((keys[0] >> self.shift) as usize, data);
+        }
+        let lists = if incoming { &data.incoming } else { &data.out };
+        // The out side counts its edges; an in side with a list is seen
+        // at the first touched one, mostly, before any scan.
+        let empty = if incoming {
+            lists[groups[0].0].len() == 0 && lists.iter().all(|list| list.len() == 0)
+        } else {
+            data.live_edges == 0 && lists.iter().all(|list| list.len() == 0)
+        };
+        if empty {
+            // Nothing in this side of the segment yet: packed as a bulk
+            // load packs it.
+            let ids: Vec<u32> = slots.iter().map(|slot| slot.0).collect();
+            let weights: Vec<Weight> = if lists.first().is_some_and(AdjList::is_weighted) {
+                slots.iter().map(|slot| slot.1).collect()
+            } else {
+                Vec::new()
+            };
+            data.fill_from_runs(
+                self.allocator(),
+                self.headroom,
+                incoming,
+                &ids,
+                &weights,
+                groups,
+            );
+            return slots.len() as u64;
+        }
+        for &(index, _, _) in groups.iter() {
+            prefetch_address(&lists[index]);
+        }
+        // Lists holding tombstones take their slots here and leave
+        // `groups` (merged below, they would take them twice).
+        let editor = &self.editor;
+        let side = if incoming {
+            &mut data.incoming
+        } else {
+            &mut data.out
+        };
+        groups.retain(|&(index, start, end)| {
+            let list = &mut side[index];
+            if list.tombstones() == 0 {
+                return true;
+            }
+            // SAFETY: the list lives in this store, whose allocator
+            // `editor` holds.
+            unsafe { insert_slots_with_tombstones(editor, list, &slots[start..end], scratch) };
+            false
+        });
+        // SAFETY: the segment lives in this store, whose allocator
+        // `editor` holds; the lists of `groups` hold no tombstones.
+        unsafe {
+            data.merge_groups(self.allocator(), incoming, self.repack, slots, groups);
+        }
+        slots.len() as u64
+    }
+
     /// Adds `part` (`(target, source, _)` in-entries of edges just added,
     /// with a target in this segment, sorted) to the in-lists, when
     /// `in_edges`, and clears the targets' deleted flags. Returns the
@@ -306,6 +401,29 @@ impl<'a> InsertContext<'a> {
         // `editor` holds.
         unsafe { data.merge_groups(self.allocator(), true, self.repack, pending, groups) };
         undeleted
+    }
+}
+
+/// Inserts a sorted group of new slots, every one added (multigraph),
+/// into a list that holds tombstones: slot by slot for small groups,
+/// otherwise one merge through `scratch` that drops the tombstones.
+///
+/// # Safety
+/// `list` lives in the store whose allocator `editor` holds.
+unsafe fn insert_slots_with_tombstones(
+    editor: &Editor<'_>,
+    list: &mut AdjList,
+    slots: &[(VertexId, Weight)],
+    scratch: &mut (Vec<u32>, Vec<Weight>),
+) {
+    if slots.len() <= SMALL_GROUP {
+        for &(id, weight) in slots {
+            // SAFETY: forwarded contract.
+            unsafe { editor.insert(list, id, weight, Semantics::Multigraph) };
+        }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { merge_sorted(editor, list, slots, false, scratch, |_| {}) };
     }
 }
 

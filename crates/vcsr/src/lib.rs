@@ -131,7 +131,6 @@
 mod bal;
 mod batch;
 mod cow_registry;
-mod grouping;
 mod options;
 mod pcsr;
 mod slot;

@@ -22,6 +22,14 @@ pub fn all_options(segment_sizes: &[usize]) -> Vec<CsrPPOptions> {
                             // segment sizes without doubling the matrix.
                             let headroom =
                                 (allocator == AllocatorKind::Arena) != (segment_size % 8 == 0);
+                            // Every batch grouped (however small) with the
+                            // system allocator, the default threshold with
+                            // the arena.
+                            let group_above = if allocator == AllocatorKind::System {
+                                0
+                            } else {
+                                dyngraph_csrpp::DEFAULT_GROUP_INSERTS_ABOVE
+                            };
                             options_list.push(
                                 CsrPPOptions::default()
                                     .slab_headroom(headroom)
@@ -30,7 +38,8 @@ pub fn all_options(segment_sizes: &[usize]) -> Vec<CsrPPOptions> {
                                     .weighted(weighted)
                                     .in_edges(in_edges)
                                     .delete_mode(delete_mode)
-                                    .allocator(allocator),
+                                    .allocator(allocator)
+                                    .group_inserts_above(group_above),
                             );
                         }
                     }

@@ -9,8 +9,8 @@
 //! removes the oldest live occurrence.
 
 use super::{EdgeArrays, pma_error};
-use crate::grouping::{Arrivals, Groups, group_by_key};
 use crate::slot::{Slot, TOMBSTONE, Target};
+use dyngraph_core::grouping::{Arrivals, Groups, group_by_key};
 use dyngraph_core::{EdgeSource, Error, Result, VertexId};
 use dyngraph_pma::{Element, GapPolicy, PackedRuns, RunAppends};
 use rayon::prelude::*;

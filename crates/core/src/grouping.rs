@@ -1,5 +1,6 @@
 //! A batch grouped by vertex, in parallel, arrival order kept within each
-//! vertex: what the merged batch paths hand the edge arrays.
+//! vertex: what the stores' merged batch paths (`Vcsr`'s and `CsrPP`'s)
+//! hand their edge arrays.
 //!
 //! The batch is read in place, as [`Arrivals`]. The key space is cut into
 //! one part per thread with about as many items each (a coarse histogram
@@ -21,28 +22,45 @@ const BALANCE_BUCKETS: usize = 1 << 10;
 /// Items grouped by key: key `keys[i]` has `items[offsets[i]..offsets[i +
 /// 1]]`, in arrival order; keys strictly increasing.
 #[derive(Debug)]
-pub(crate) struct Groups<T> {
-    pub(crate) keys: Vec<u32>,
-    pub(crate) offsets: Vec<usize>,
-    pub(crate) items: Vec<T>,
+pub struct Groups<T> {
+    /// The keys that have items, increasing.
+    pub keys: Vec<u32>,
+    /// `keys.len() + 1` positions into `items`, from 0.
+    pub offsets: Vec<usize>,
+    /// The items, grouped by key.
+    pub items: Vec<T>,
 }
 
 impl<T> Groups<T> {
-    pub(crate) fn len(&self) -> usize {
+    /// The number of keys with items.
+    pub fn len(&self) -> usize {
         self.keys.len()
     }
 
+    /// Whether no key has items.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The positions in `items` of group `i`.
     #[inline]
-    pub(crate) fn range(&self, i: usize) -> Range<usize> {
+    pub fn range(&self, i: usize) -> Range<usize> {
         self.offsets[i]..self.offsets[i + 1]
     }
 }
 
 /// A batch's arrivals, each a key and an item, read in order by range.
-pub(crate) trait Arrivals: Sync {
+pub trait Arrivals: Sync {
+    /// What is grouped.
     type Item: Copy + Default + Send + Sync;
 
+    /// The number of arrivals.
     fn len(&self) -> usize;
+
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 
     /// Calls `f(key, item)` for the arrivals of `range`, in order.
     fn visit(&self, range: Range<usize>, f: impl FnMut(u32, Self::Item));
@@ -50,7 +68,7 @@ pub(crate) trait Arrivals: Sync {
 
 /// Groups the arrivals by key (arrival order kept within a key), ignoring
 /// those whose key is `key_bound` or more. At most `u32::MAX` arrivals.
-pub(crate) fn group_by_key<A: Arrivals>(arrivals: &A, key_bound: usize) -> Groups<A::Item> {
+pub fn group_by_key<A: Arrivals>(arrivals: &A, key_bound: usize) -> Groups<A::Item> {
     debug_assert!(arrivals.len() <= u32::MAX as usize);
     let key_bound = key_bound.min(u32::MAX as usize);
     let len = arrivals.len();
