@@ -22,7 +22,7 @@ use crate::IdMap;
 use crate::fresh::copy_of;
 use crate::hint::prefetch;
 use crate::source::{EdgeChunk, EdgeChunks, EdgeColumns, EdgeSource, PREFETCH_AHEAD};
-use crate::store::{Capabilities, FromEdges, GraphStore, Snapshots, StoreConfig, StoreOptions};
+use crate::store::{Capabilities, FromEdges, GraphStore, Snapshots, StoreOptions};
 use crate::traits::{EdgeWeights, Graph, InEdges, InNeighbors, OutNeighbors, WeightedNeighbors};
 use crate::{Capability, Error, Result, Semantics, VertexId, Weight, WeightedEdge};
 use rayon::prelude::*;

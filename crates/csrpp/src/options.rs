@@ -1,7 +1,7 @@
 //! How a [`crate::CsrPP`] is built.
 
 use crate::alloc::AllocatorKind;
-use dyngraph_core::{Error, Result, StoreConfig, StoreOptions};
+use dyngraph_core::{Error, Result, StoreOptions};
 
 /// Vertices per segment unless told otherwise: the CSR++ paper's best
 /// trade-off between scan locality and update contention.

@@ -1,7 +1,7 @@
 //! Options of the durable store: the common [`StoreOptions`], the
 //! directory, the [`SyncPolicy`] and the layout knobs.
 
-use dyngraph_core::{Error, IdMap, Result, StoreConfig, StoreOptions};
+use dyngraph_core::{Error, IdMap, Result, StoreOptions};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
