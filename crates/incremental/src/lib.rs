@@ -70,8 +70,8 @@ pub use change_log::ChangeLog;
 pub use components::{ComponentsStrategy, DynamicComponents, DynamicComponentsOptions};
 pub use maintained::{FallbackReason, IncrementalKernel, Maintained, Ran, UpdateStats};
 pub use pagerank::{
-    DynamicPageRank, DynamicPageRankOptions, PageRankError, PageRankStrategy, pagerank_error,
-    reference_pagerank, verify_pagerank,
+    DEFAULT_L1_BOUND, DynamicPageRank, DynamicPageRankOptions, PageRankError, PageRankStrategy,
+    pagerank_error, reference_pagerank, verify_pagerank, verify_pagerank_l1,
 };
 pub use paths::{
     DynamicBfs, DynamicBfsOptions, DynamicSssp, DynamicSsspOptions, PathStrategy, PathThresholds,

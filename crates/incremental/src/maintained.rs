@@ -73,6 +73,10 @@ pub enum FallbackReason {
     LogOverflow,
     /// The previous update failed part-way, so the state was rebuilt.
     AfterError,
+    /// Residual push: pushing the batch's residuals down to the bound
+    /// would have cost more than warm sweeps over the whole graph, so the
+    /// update stopped pushing and swept.
+    PushCostlierThanSweeps,
 }
 
 impl fmt::Display for FallbackReason {
@@ -83,6 +87,9 @@ impl fmt::Display for FallbackReason {
             FallbackReason::NoInEdges => "no in-edges",
             FallbackReason::LogOverflow => "change log overflowed",
             FallbackReason::AfterError => "previous update failed",
+            FallbackReason::PushCostlierThanSweeps => {
+                "pushing the changed ranks to the bound would cost more than sweeping the whole graph"
+            }
         })
     }
 }

@@ -133,7 +133,14 @@ fn run<S: DynamicStore>(
     // The default options: relative tolerances of 1e-6 on ranks near 1/n
     // (here about 0.05), and a sweep share small graphs pass, so the
     // fallback runs.
-    let mut loose = Analytics::new(&store, 0, &[DynamicPageRankOptions::default()]);
+    let mut loose = Analytics::new(
+        &store,
+        0,
+        &[
+            DynamicPageRankOptions::default(),
+            DynamicPageRankOptions::to_l1_bound(1e-6),
+        ],
+    );
     for (step, batch) in batches.iter().enumerate() {
         let inserted = weighted(&batch.inserts);
         let current: Vec<Edge> = model.edges().collect();

@@ -96,7 +96,10 @@ fn replay<S: DynamicStore>(
 /// and every incremental strategy with the default tolerances and no
 /// fallback, so the frontier paths run on real data.
 fn every_strategy() -> Vec<DynamicPageRankOptions> {
-    let mut options = vec![DynamicPageRankOptions::default()];
+    let mut options = vec![
+        DynamicPageRankOptions::default(),
+        DynamicPageRankOptions::to_l1_bound(dyngraph_incremental::DEFAULT_L1_BOUND),
+    ];
     options.extend(
         [
             PageRankStrategy::DynamicFrontierPruned,

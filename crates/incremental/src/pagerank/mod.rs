@@ -28,6 +28,7 @@
 //! | [`PageRankStrategy::DynamicTraversal`] | the vertices reachable from the changed edges, from the previous ranks |
 //! | [`PageRankStrategy::DynamicFrontier`] | a frontier grown from the changed edges' out-neighbours as ranks move (DF) |
 //! | [`PageRankStrategy::DynamicFrontierPruned`] | the same, dropping vertices whose rank stopped moving (DF-P) |
+//! | [`PageRankStrategy::ResidualPush`] | the residuals the batch changed, pushed until the L1 bound holds (Ohsaka et al.; Zhang, Lofgren and Goel) |
 //!
 //! DF and DF-P start from the out-neighbours of every changed edge's source
 //! (their in-flow changed with the source's out-degree) and every deleted
@@ -48,6 +49,17 @@
 //! equation up to `τ_f · y_v` at all times (its unannounced in-flow), which
 //! bounds the error however many batches pass (see the crate README).
 //!
+//! # Bounds
+//!
+//! [`DynamicPageRankOptions::l1_bound`] states the error as an L1 bound on
+//! the normalised rank vector against the fixed point. Residual push keeps
+//! it by construction (its residuals bound the distance, see `push.rs`);
+//! full sweeps (static, naive-dynamic, and every fallback) stop once the
+//! L1 change of a sweep proves it. So a static run and a maintained one at
+//! the same bound compute the same thing, each within the bound of the
+//! exact ranks. Without an L1 bound the sweeps and the frontier
+//! strategies stop on the iteration tolerance (L∞ of a change).
+//!
 //! # Capabilities
 //!
 //! With in-edges every strategy pulls. Without them, [`PageRankStrategy::Static`]
@@ -57,10 +69,13 @@
 //! refuse with [`dyngraph_core::Error::MissingCapability`].
 
 mod frontier;
+mod push;
 mod sweep;
 mod verify;
 
-pub use verify::{PageRankError, pagerank_error, reference_pagerank, verify_pagerank};
+pub use verify::{
+    PageRankError, pagerank_error, reference_pagerank, verify_pagerank, verify_pagerank_l1,
+};
 
 use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
 use crate::scratch::{F64Cells, Stamps};
@@ -86,20 +101,27 @@ pub enum PageRankStrategy {
     /// Dynamic Frontier with pruning (DF-P). Needs in-edges.
     #[default]
     DynamicFrontierPruned,
+    /// Residual push to an L1 bound (per-vertex residuals kept across
+    /// batches; the batch's changes restore them, then the largest are
+    /// pushed until their sum proves the bound). Uses in-edges only to
+    /// settle ambiguous multiplicities; without them it recounts the
+    /// residuals in one pass over the out-edges.
+    ResidualPush,
 }
 
 impl PageRankStrategy {
     /// Every strategy, in the order of Sahu's tables.
-    pub const ALL: [PageRankStrategy; 5] = [
+    pub const ALL: [PageRankStrategy; 6] = [
         PageRankStrategy::Static,
         PageRankStrategy::NaiveDynamic,
         PageRankStrategy::DynamicTraversal,
         PageRankStrategy::DynamicFrontier,
         PageRankStrategy::DynamicFrontierPruned,
+        PageRankStrategy::ResidualPush,
     ];
 
     /// The short name used in tables (`static`, `naive`, `traversal`,
-    /// `df`, `dfp`).
+    /// `df`, `dfp`, `push`).
     pub fn as_str(self) -> &'static str {
         match self {
             PageRankStrategy::Static => "static",
@@ -107,6 +129,7 @@ impl PageRankStrategy {
             PageRankStrategy::DynamicTraversal => "traversal",
             PageRankStrategy::DynamicFrontier => "df",
             PageRankStrategy::DynamicFrontierPruned => "dfp",
+            PageRankStrategy::ResidualPush => "push",
         }
     }
 
@@ -131,7 +154,7 @@ impl std::str::FromStr for PageRankStrategy {
             .find(|s| s.as_str() == name)
             .ok_or_else(|| {
                 Error::InvalidArgument(format!(
-                    "unknown PageRank strategy `{name}` (static, naive, traversal, df, dfp)"
+                    "unknown PageRank strategy `{name}` (static, naive, traversal, df, dfp, push)"
                 ))
             })
     }
@@ -168,7 +191,23 @@ pub struct DynamicPageRankOptions {
     /// `incremental` bench (crate README). `f64::INFINITY`: never (Sahu's
     /// algorithms as published).
     pub full_sweep_share: f64,
+    /// The error as an L1 bound `ε` on the normalised ranks against the
+    /// fixed point: `Σ_v |r_v − r*_v| ≤ ε`. [`PageRankStrategy::ResidualPush`]
+    /// meets it after every update ([`DEFAULT_L1_BOUND`] when `None`); with
+    /// `Some`, full sweeps (static, naive-dynamic, and every strategy's
+    /// fallback) stop once it is proven instead of on `tolerance`.
+    pub l1_bound: Option<f64>,
+    /// Residual push: the cost of one adjacency entry the push reads, in
+    /// entries a full sweep reads (the push reads scattered lists and
+    /// keeps buckets; a sweep streams). The push hands over to warm
+    /// sweeps once its work times this passes theirs. Measured in the
+    /// `incremental` bench (crate README).
+    pub push_edge_cost: f64,
 }
+
+/// The L1 bound residual push keeps when none is given: `1e-6` of the
+/// normalised ranks' total (issue 37).
+pub const DEFAULT_L1_BOUND: f64 = 1e-6;
 
 impl Default for DynamicPageRankOptions {
     fn default() -> Self {
@@ -180,6 +219,8 @@ impl Default for DynamicPageRankOptions {
             prune_tolerance: 1e-7,
             max_iterations: 500,
             full_sweep_share: 0.25,
+            l1_bound: None,
+            push_edge_cost: 2.0,
         }
     }
 }
@@ -189,6 +230,24 @@ impl DynamicPageRankOptions {
     pub fn with_strategy(strategy: PageRankStrategy) -> Self {
         Self {
             strategy,
+            ..Self::default()
+        }
+    }
+
+    /// Residual push to the L1 bound `bound`; static runs with these
+    /// options ([`PageRankStrategy::Static`] in place of the strategy)
+    /// stop at the same bound.
+    ///
+    /// ```
+    /// use dyngraph_incremental::{DynamicPageRankOptions, PageRankStrategy};
+    /// let options = DynamicPageRankOptions::to_l1_bound(1e-6);
+    /// assert_eq!(options.strategy, PageRankStrategy::ResidualPush);
+    /// assert_eq!(options.l1_bound, Some(1e-6));
+    /// ```
+    pub fn to_l1_bound(bound: f64) -> Self {
+        Self {
+            strategy: PageRankStrategy::ResidualPush,
+            l1_bound: Some(bound),
             ..Self::default()
         }
     }
@@ -210,6 +269,14 @@ impl DynamicPageRankOptions {
             if !(value >= 0.0 && value.is_finite()) {
                 return bad(what, value, "[0, inf)");
             }
+        }
+        if let Some(bound) = self.l1_bound
+            && !(bound > 0.0 && bound.is_finite())
+        {
+            return bad("L1 bound", bound, "(0, inf)");
+        }
+        if !(self.push_edge_cost > 0.0 && self.push_edge_cost.is_finite()) {
+            return bad("push edge cost", self.push_edge_cost, "(0, inf)");
         }
         if self.full_sweep_share.is_nan() || self.full_sweep_share < 0.0 {
             return bad("full sweep share", self.full_sweep_share, "[0, inf)");
@@ -273,6 +340,11 @@ pub struct DynamicPageRank {
     carried: Vec<VertexId>,
     /// Whether the last update converged within `max_iterations`.
     converged: bool,
+    /// Residual push's residuals (empty for the other strategies).
+    residuals: push::Residuals,
+    /// How much one full sweep lowered the L1 change, as last measured
+    /// (`d` until a sweep run measures it).
+    sweep_rate: f64,
 }
 
 /// A copy of the state: a reader can keep one beside the snapshot it was
@@ -295,12 +367,15 @@ impl Clone for DynamicPageRank {
             incoming_sums: F64Cells::default(),
             carried: self.carried.clone(),
             converged: self.converged,
+            residuals: self.residuals.clone(),
+            sweep_rate: self.sweep_rate,
         }
     }
 }
 
 impl DynamicPageRank {
     fn new(options: DynamicPageRankOptions) -> Self {
+        let sweep_rate = options.damping;
         Self {
             options,
             method: PageRankMethod::Pull,
@@ -313,6 +388,8 @@ impl DynamicPageRank {
             incoming_sums: F64Cells::default(),
             carried: Vec::new(),
             converged: true,
+            residuals: push::Residuals::default(),
+            sweep_rate,
         }
     }
 
@@ -384,6 +461,26 @@ impl DynamicPageRank {
             + self.dirty.capacity()
             + self.queued.memory_bytes()
             + self.carried.capacity() * 4
+            + self.residuals.memory_bytes()
+    }
+
+    /// The L1 distance the normalised ranks are proven to be within of
+    /// the fixed point, by the residuals: `Σ |r_v| / ((1 − d) n)`.
+    /// `None` for the strategies that keep no residuals.
+    pub fn proven_l1(&self) -> Option<f64> {
+        (self.options.strategy == PageRankStrategy::ResidualPush).then(|| {
+            self.residuals.sum()
+                / ((1.0 - self.options.damping) * self.vertex_count().max(1) as f64)
+        })
+    }
+
+    /// The L1 bound full sweeps stop at, if any (see
+    /// [`DynamicPageRankOptions::l1_bound`]).
+    pub fn sweep_bound(&self) -> Option<f64> {
+        match self.options.strategy {
+            PageRankStrategy::ResidualPush => Some(self.bound()),
+            _ => self.options.l1_bound,
+        }
     }
 
     /// Room for `n` vertices: a new vertex starts at `1 - d` (exact while
@@ -482,7 +579,11 @@ impl IncrementalKernel for DynamicPageRank {
         }
         let mut state = DynamicPageRank::new(options.clone());
         let stats = on_pool_if(graph.vertex_count() >= sweep::GRAIN, || {
-            state.run_static(graph, false)
+            if options.strategy == PageRankStrategy::ResidualPush {
+                state.push_sweeps_to_bound(graph, false)
+            } else {
+                state.run_static(graph, false)
+            }
         })?;
         Ok((state, stats))
     }
@@ -507,6 +608,7 @@ impl IncrementalKernel for DynamicPageRank {
         match strategy {
             PageRankStrategy::Static => on_pool_if(big, || self.run_static(graph, false)),
             PageRankStrategy::NaiveDynamic => on_pool_if(big, || self.run_static(graph, true)),
+            PageRankStrategy::ResidualPush => self.run_push(graph, changes),
             _ if large => on_pool_if(big, || {
                 let mut stats = self.run_static(graph, true)?;
                 stats.fallback = Some(if changes.overflowed() {
@@ -522,7 +624,11 @@ impl IncrementalKernel for DynamicPageRank {
 
     fn recompute<G: ReadGraph>(&mut self, graph: &G) -> Result<UpdateStats> {
         on_pool_if(graph.vertex_count() >= sweep::GRAIN, || {
-            self.run_static(graph, false)
+            if self.options.strategy == PageRankStrategy::ResidualPush {
+                self.push_sweeps_to_bound(graph, false)
+            } else {
+                self.run_static(graph, false)
+            }
         })
     }
 
@@ -533,6 +639,11 @@ impl IncrementalKernel for DynamicPageRank {
     fn log_limit(&self) -> Option<usize> {
         match self.options.strategy {
             PageRankStrategy::Static | PageRankStrategy::NaiveDynamic => Some(0),
+            // Restoring the residuals reads the changed sources' lists:
+            // past a few edges per vertex a recount is as cheap.
+            PageRankStrategy::ResidualPush => {
+                Some(self.vertex_count().saturating_mul(4).saturating_add(1024))
+            }
             _ => Some(
                 ((self.options.full_sweep_share * self.vertex_count() as f64) as usize)
                     .saturating_add(1),

@@ -63,21 +63,67 @@ impl DynamicPageRank {
         let limit = self.change_limit();
         self.converged = false;
         let this = &*self;
+        let mut totals = (0.0, 0.0, 0u32);
         for _ in 0..this.options.max_iterations {
-            let (change, read) = (0..n as VertexId)
+            let (change, total, read) = (0..n as VertexId)
                 .into_par_iter()
                 .with_min_len(GRAIN)
                 .map(|v| {
                     let (rank, read) = this.pull(incoming, v);
-                    (this.store_rank(v, rank), read)
+                    let change = this.store_rank(v, rank);
+                    (change, change, read)
                 })
-                .reduce(|| (0.0, 0), |a, b| (a.0.max(b.0), a.1 + b.1));
-            if Self::sweep_done(stats, n, read, change <= limit) {
+                .reduce(
+                    || (0.0, 0.0, 0),
+                    |a, b| (a.0.max(b.0), a.1 + b.1, a.2 + b.2),
+                );
+            totals = Self::count_total(totals, total);
+            if Self::sweep_done(stats, n, read, this.sweeps_converged(change, total, limit)) {
                 self.converged = true;
                 break;
             }
         }
+        self.measure_rate(totals);
         self.forget_pending();
+    }
+
+    /// Whether a full sweep whose largest rank change was `linf` and whose
+    /// changes summed to `l1` (both unnormalised) ends the sweeps.
+    ///
+    /// With an L1 bound `ε`: the residual after a sweep (Jacobi, or in
+    /// place in any order) is at most `d · l1` in L1, as every vertex's
+    /// change reaches each out-neighbour's equation at most once, scaled
+    /// by `d / out_degree`; the distance to the fixed point is at most the
+    /// residual over `1 - d`. So `d · l1 ≤ ε (1 - d) n` puts the normalised
+    /// ranks within `ε` of it. Without one, the iteration tolerance on the
+    /// largest change (L∞).
+    fn sweeps_converged(&self, linf: f64, l1: f64, limit: f64) -> bool {
+        match self.sweep_bound() {
+            Some(bound) => {
+                let damping = self.options.damping;
+                damping * l1 <= bound * (1.0 - damping) * self.vertex_count() as f64
+            }
+            None => linf <= limit,
+        }
+    }
+
+    /// `(first, last, sweeps)` of the sweeps' L1 changes, with `total`.
+    fn count_total(totals: (f64, f64, u32), total: f64) -> (f64, f64, u32) {
+        let first = if totals.2 == 0 { total } else { totals.0 };
+        (first, total, totals.2 + 1)
+    }
+
+    /// The measured contraction of one sweep: the geometric mean ratio of
+    /// consecutive L1 changes, which residual push uses to price warm
+    /// sweeps (clamped to `[0.01, d]`: a sweep contracts by `d` at worst).
+    fn measure_rate(&mut self, (first, last, sweeps): (f64, f64, u32)) {
+        let damping = self.options.damping;
+        if sweeps >= 3 && first > 0.0 && last > 0.0 {
+            let rate = (last / first).powf(1.0 / f64::from(sweeps - 1));
+            if rate.is_finite() {
+                self.sweep_rate = rate.clamp(0.01, damping.max(0.01));
+            }
+        }
     }
 
     /// Counts one full sweep in `stats`; `converged` passed through.
@@ -100,6 +146,7 @@ impl DynamicPageRank {
         let damping = self.options.damping;
         self.converged = false;
         let this = &*self;
+        let mut totals = (0.0, 0.0, 0u32);
         for _ in 0..this.options.max_iterations {
             this.incoming_sums.fill(0.0);
             let read: u64 = (0..n as VertexId)
@@ -118,19 +165,22 @@ impl DynamicPageRank {
                     read
                 })
                 .sum();
-            let change = (0..n as VertexId)
+            let (change, total) = (0..n as VertexId)
                 .into_par_iter()
                 .with_min_len(GRAIN)
                 .map(|v| {
                     let rank = (1.0 - damping) + damping * this.incoming_sums.get(v);
-                    this.store_rank(v, rank)
+                    let change = this.store_rank(v, rank);
+                    (change, change)
                 })
-                .reduce(|| 0.0, f64::max);
-            if Self::sweep_done(stats, n, read, change <= limit) {
+                .reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1 + b.1));
+            totals = Self::count_total(totals, total);
+            if Self::sweep_done(stats, n, read, this.sweeps_converged(change, total, limit)) {
                 self.converged = true;
                 break;
             }
         }
+        self.measure_rate(totals);
         self.forget_pending();
     }
 

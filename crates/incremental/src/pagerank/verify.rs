@@ -86,3 +86,38 @@ pub fn verify_pagerank<G: OutNeighbors>(
     }
     Ok(error)
 }
+
+/// Checks a maintained PageRank against [`reference_pagerank`] on `graph`
+/// in L1: one rank per vertex, and the normalised ranks within `max_l1`
+/// of the exact ones summed over the vertices (the bound
+/// [`crate::DynamicPageRankOptions::l1_bound`] states). Returns the
+/// measured distance.
+///
+/// Serial and `O(E · log(1e-16) / log(d))`, as [`verify_pagerank`].
+pub fn verify_pagerank_l1<G: OutNeighbors>(
+    graph: &G,
+    ranks: &DynamicPageRank,
+    max_l1: f64,
+) -> Result<PageRankError, VerifyError> {
+    let n = graph.vertex_count();
+    if ranks.vertex_count() != n {
+        return Err(VerifyError {
+            kernel: "dynamic pagerank",
+            vertex: None,
+            message: format!("{} ranks for {n} vertices", ranks.vertex_count()),
+        });
+    }
+    let exact = reference_pagerank(graph, ranks.options().damping);
+    let error = pagerank_error(&ranks.scores(), &exact);
+    if error.l1.is_nan() || error.l1 > max_l1 {
+        return Err(VerifyError {
+            kernel: "dynamic pagerank",
+            vertex: None,
+            message: format!(
+                "L1 distance {:e} to the exact ranks, over the allowed {max_l1:e} (L∞ {:e})",
+                error.l1, error.linf
+            ),
+        });
+    }
+    Ok(error)
+}

@@ -68,6 +68,8 @@ pub fn shared_file(relative: &str, weighted: bool) -> Option<Vec<WeightedEdge>> 
 /// `n` in the tens) and the default relative tolerances would allow
 /// absolute errors past `1e-9`; a frontier share that never falls back,
 /// so the frontier paths run.
+/// Residual push gets an L1 bound of `1e-12` (so also within `1e-9` in
+/// L∞).
 pub fn tight_pagerank(strategy: PageRankStrategy) -> DynamicPageRankOptions {
     DynamicPageRankOptions {
         strategy,
@@ -75,6 +77,7 @@ pub fn tight_pagerank(strategy: PageRankStrategy) -> DynamicPageRankOptions {
         frontier_tolerance: 1e-10,
         prune_tolerance: 1e-10,
         full_sweep_share: f64::INFINITY,
+        l1_bound: (strategy == PageRankStrategy::ResidualPush).then_some(1e-12),
         ..DynamicPageRankOptions::default()
     }
 }
@@ -184,15 +187,32 @@ impl Analytics {
 }
 
 /// Within `linf` of the exact ranks (the static kernel's serial `f64`
-/// reference, converged).
+/// reference, converged); a state with an L1 bound
+/// ([`DynamicPageRank::sweep_bound`]) within that bound in L1 instead, and
+/// residual push also proving it by its residuals.
 pub fn check_pagerank<G: ReadGraph>(
     graph: &G,
     ranks: &DynamicPageRank,
     linf: f64,
 ) -> Result<(), String> {
-    verify_pagerank(graph, ranks, linf)
-        .map(|_| ())
-        .map_err(|e| format!("{}: {e}", ranks.options().strategy.as_str()))
+    let name = ranks.options().strategy.as_str();
+    match ranks.sweep_bound() {
+        Some(bound) => {
+            if let Some(proven) = ranks.proven_l1()
+                && proven > bound
+            {
+                return Err(format!(
+                    "{name}: residuals prove only {proven:e}, over the bound {bound:e}"
+                ));
+            }
+            verify_pagerank_l1(graph, ranks, bound)
+                .map(|_| ())
+                .map_err(|e| format!("{name} (L1 bound {bound:e}): {e}"))
+        }
+        None => verify_pagerank(graph, ranks, linf)
+            .map(|_| ())
+            .map_err(|e| format!("{name}: {e}")),
+    }
 }
 
 /// The same labels as static Afforest (both label a component by its
