@@ -356,7 +356,17 @@ LSGRAPH_EDITS = [
     ("src/LSGraph.cc",
      "double time_i = (double) avg_insert / n_trials;",
      "printf(\"PEERS edges_after_deletes %u\\nPEERS batches %zu\\nPEERS insert_seconds %.9f\\nPEERS delete_seconds %.9f\\n\", "
-     "graph.get_num_edges(), n_trials, avg_insert, avg_delete); double time_i = (double) avg_insert / n_trials;"),
+     "graph.get_num_edges(), n_trials, avg_insert, avg_delete); "
+     # Untimed: what its neighbour lists hold after the deletes: edges listed,
+     # batch edges among them, and edges listed twice at a vertex.
+     "{ std::vector<uint64_t> U(upd_m); for (uint64_t i = 0; i < upd_m; i++) U[i] = ((uint64_t) upd[i].x << 32) | upd[i].y; "
+     "std::sort(U.begin(), U.end()); uint64_t listed = 0, left = 0, twice = 0; std::vector<uint32_t> nei; "
+     "for (uint32_t v = 0; v < graph.get_num_vertices(); v++) { nei.clear(); graph.print(v, nei); listed += nei.size(); "
+     "std::sort(nei.begin(), nei.end()); for (size_t j = 0; j < nei.size(); j++) { "
+     "if (j > 0 && nei[j] == nei[j - 1]) twice++; "
+     "if (std::binary_search(U.begin(), U.end(), ((uint64_t) v << 32) | nei[j])) left++; } } "
+     "printf(\"PEERS edges_listed_after_deletes %lu\\nPEERS updates_left %lu\\nPEERS listed_twice %lu\\n\", listed, left, twice); } "
+     "double time_i = (double) avg_insert / n_trials;"),
 ]
 
 # Aspen ecc3193, code/tools/run_batch_updates.cpp. Its batch sizes, 10 up to
@@ -652,6 +662,31 @@ def write_batch_inputs(converter: Path, work: Path, scale: int, update_edges: in
             "sizes": list(cases), "cases": cases}
 
 
+def batch_inputs(converter: Path, folder: Path, scale: int, update_edges: int,
+                 batch_sizes: list[int], seed: int) -> dict:
+    """write_batch_inputs into `folder`, or the files already there when they
+    were written for the same graph, seed and sizes (--batch-inputs)."""
+    meta = folder / "inputs.json"
+    key = {"scale": scale, "update_edges": update_edges, "batch_sizes": batch_sizes, "seed": seed}
+    if meta.exists():
+        saved = json.loads(meta.read_text())
+        if saved.get("key") == key:
+            log(f"reusing the batch inputs in {folder}")
+            inputs = saved["inputs"]
+            inputs["stream"] = Path(inputs["stream"])
+            inputs["cases"] = {int(size): {**case, "dir": Path(case["dir"])}
+                               for size, case in inputs["cases"].items()}
+            return inputs
+    if folder.exists() and any(folder.iterdir()):
+        if not meta.exists():
+            raise SystemExit(f"--batch-inputs {folder}: not empty and not written by this script")
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    inputs = write_batch_inputs(converter, folder, scale, update_edges, batch_sizes, seed)
+    meta.write_text(json.dumps({"key": key, "inputs": inputs}, default=str))
+    return inputs
+
+
 def batch_rows(system: str, stores: list[str]) -> list[str]:
     """Table rows a system contributes (dyngraph: one per store)."""
     return [f"dyngraph {s}" for s in stores] if system == "dyngraph" else [system]
@@ -714,6 +749,10 @@ def run_batch_system(system: str, binary: Path, inputs: dict, size: int, threads
         m = peer_measurement(out, inputs, rss)
         # Its own check after loading the base: every base edge is found.
         m["base_edges_missing"] = len(re.findall(r"not found, should be", out))
+        v = peers_values(out)
+        m["updates_left"] = int(v.get("updates_left", -1))
+        m["edges_listed_after_deletes"] = int(v.get("edges_listed_after_deletes", -1))
+        m["listed_twice"] = int(v.get("listed_twice", -1))
         return {"lsgraph": m}
     if system == "aspen":
         out, rss = run_measured(cmd, env=env, cwd=binary.parent)
@@ -754,8 +793,8 @@ def part_batches(args, dyngraph, work: Path, threads: list[int]) -> dict:
     peers = build_batch_peers(args, build)
     converter = build_converter(args.peers, build)
     binaries = {**peers, **({"dyngraph": dyngraph} if dyngraph else {})}
-    inputs = write_batch_inputs(converter, work, args.scale, args.update_edges,
-                                args.batch_sizes, args.seed)
+    inputs = batch_inputs(converter, args.batch_inputs or (work / "batch-inputs"), args.scale,
+                          args.update_edges, args.batch_sizes, args.seed)
     systems = [s for s in args.batch_systems if s in binaries]
     rows = [r for s in systems for r in batch_rows(s, args.batch_stores)]
     samples = {}  # "row|threads|size" -> list of measurements
@@ -808,6 +847,10 @@ def part_batches(args, dyngraph, work: Path, threads: list[int]) -> dict:
                                                   if "base_edges_missing" in m}),
                     "bfs_reached": sorted({m["bfs_reached"] for m in ms
                                            if m.get("bfs_reached") is not None}),
+                    "updates_left": sorted({m["updates_left"] for m in ms if "updates_left" in m}),
+                    "edges_listed_after_deletes": sorted({m["edges_listed_after_deletes"] for m in ms
+                                                          if "edges_listed_after_deletes" in m}),
+                    "listed_twice": sorted({m["listed_twice"] for m in ms if "listed_twice" in m}),
                 })
     commands = {}
     for system in systems:
@@ -850,7 +893,13 @@ def batch_agreement(b: dict) -> list[str]:
         if ins != [inputs["edges"]]:
             problems.append(f"{name}: {ins} edges after the inserts, expected {inputs['edges']:,}")
         if dels and dels != [r["base_edges"]]:
-            problems.append(f"{name}: {dels} edges after the deletes, expected {r['base_edges']:,}")
+            left = r.get("updates_left") or []
+            listed = r.get("edges_listed_after_deletes") or []
+            twice = r.get("listed_twice") or []
+            problems.append(f"{name}: {dels} edges after the deletes, expected {r['base_edges']:,}"
+                            + (f" (its neighbour lists then hold {listed} edges: {left} of them "
+                               f"batch edges it was to delete, {twice} listed twice)"
+                               if listed else ""))
         if any(r["base_edges_missing"]):
             problems.append(f"{name}: its own check found {r['base_edges_missing']} base edges missing")
         cells.setdefault((r["threads"], r["batch"]), {})[r["row"]] = (ins, dels)
@@ -1009,6 +1058,10 @@ def main():
                         help="batches: a checkout of ldhulipala/aspen (ecc3193), read only")
     parser.add_argument("--batch-build", type=Path,
                         help="batches: where the peers are built (default: the temporary directory)")
+    parser.add_argument("--batch-inputs", type=Path,
+                        help="batches: folder of the graph and batch files, reused when written "
+                             "for the same --scale, --seed, --batch-sizes and --update-edges "
+                             "(default: the temporary directory)")
     parser.add_argument("--batch-sizes", default="10000,100000,1000000,10000000",
                         help="batches: edges per batch, comma-separated")
     parser.add_argument("--batch-systems", default="lsgraph,aspen,dyngraph",
