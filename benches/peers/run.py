@@ -11,7 +11,7 @@ writes them, with the machine's load and the peers' commits, to a JSON file.
     python3 benches/peers/run.py --parts inserts,analytics --reps 7
     python3 benches/peers/run.py --parts kernels --scale 16 --threads 1,2
     python3 benches/peers/run.py --parts kernels --scale 20 --generator kron,uniform
-    python3 benches/peers/run.py --parts batches --reps 3 --dyngraph target/release/dyngraph \
+    python3 benches/peers/run.py --parts batches --reps 3 --dyngraph target/perf/dyngraph \
         --lsgraph-src DIR --parlaylib-src DIR --aspen-src DIR
 
 Parts:
@@ -127,9 +127,9 @@ def build_peers(peers: Path, work: Path) -> Path:
 
 
 def build_dyngraph() -> Path:
-    log("building dyngraph (cargo build --release -p dyngraph-cli) ...")
-    run(["cargo", "build", "--release", "-p", "dyngraph-cli"], cwd=ROOT)
-    return ROOT / "target" / "release" / "dyngraph"
+    log("building dyngraph (cargo build --profile perf -p dyngraph-cli) ...")
+    run(["cargo", "build", "--profile", "perf", "-p", "dyngraph-cli"], cwd=ROOT)
+    return ROOT / "target" / "perf" / "dyngraph"
 
 
 # ----- parsing ---------------------------------------------------------------

@@ -9,7 +9,6 @@ mod common;
 use common::{dyngraph, scratch, stderr, text};
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
