@@ -15,7 +15,11 @@
 //! `--kinds insertions,deletions,mixed`, `--kernels pr,cc,bfs,sssp`,
 //! `--repeat R` (batches per size, default 3), `--largest E` (largest batch
 //! `10^E |E|`, default -1), `--frontier-tolerance X` (`τ_f` and `τ_p` of
-//! the DF and DF-P rows, default the crate's), `--out DIR` (default
+//! the DF and DF-P rows, default the crate's), `--bound EPS` (issue 37:
+//! the PageRank rows become a static run, naive-dynamic and residual push
+//! all to the L1 bound `EPS` on the normalised ranks, beside the DF-P
+//! default; the static row at the bound is the reference and the
+//! baseline of the speedups), `--out DIR` (default
 //! `target/bench-data/incremental`). Writes `incremental.csv` and one
 //! log-log SVG of time against batch size per kernel, input and kind.
 
@@ -40,6 +44,7 @@ struct Config {
     repeat: usize,
     largest: i32,
     frontier_tolerance: Option<f64>,
+    bound: Option<f64>,
     out: PathBuf,
 }
 
@@ -52,6 +57,7 @@ fn config() -> Config {
         repeat: 3,
         largest: -1,
         frontier_tolerance: None,
+        bound: None,
         out: bench_data_dir().join("incremental"),
     };
     let mut args = std::env::args().skip(1);
@@ -79,6 +85,7 @@ fn config() -> Config {
             "--frontier-tolerance" => {
                 config.frontier_tolerance = Some(value().parse().expect("--frontier-tolerance X"))
             }
+            "--bound" => config.bound = Some(value().parse().expect("--bound EPS")),
             "--bench" => {}
             other => panic!("unknown option {other} (see the example's docs)"),
         }
@@ -149,7 +156,7 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
     let sizes = input.batch_sizes(config.largest);
     let want = |kernel: &str| config.kernels.iter().any(|k| k == kernel);
     let pagerank_states: Vec<Maintained<DynamicPageRank>> = if want("pr") {
-        pagerank_rows(config.frontier_tolerance)
+        pagerank_rows(config.frontier_tolerance, config.bound)
             .into_iter()
             .map(|(_, options)| Maintained::new(&store, options).expect("pagerank"))
             .collect()
@@ -172,10 +179,11 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
     }
     for &kind in &config.kinds {
         if want("pr") {
-            let mut rows: Vec<&'static str> = pagerank_rows(config.frontier_tolerance)
-                .iter()
-                .map(|(n, _)| *n)
-                .collect();
+            let mut rows: Vec<&'static str> =
+                pagerank_rows(config.frontier_tolerance, config.bound)
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect();
             rows.push("gapbs-20 (f32)");
             let mut columns = Vec::new();
             for &(exponent, size) in &sizes {
@@ -259,6 +267,16 @@ fn table(
             let _ = write!(out, "{:>14}", format!("{:.1e}", cells[r].linf));
         }
         out.push('\n');
+    }
+    if pagerank {
+        header(&mut out, "L1 vs static");
+        for (r, row) in rows.iter().enumerate().skip(1) {
+            let _ = write!(out, "{row:<16}");
+            for (_, _, cells) in columns {
+                let _ = write!(out, "{:>14}", format!("{:.1e}", cells[r].l1));
+            }
+            out.push('\n');
+        }
     }
     header(&mut out, "speedup");
     for (r, row) in rows.iter().enumerate().skip(1) {

@@ -324,10 +324,29 @@ impl Cell {
 /// only: a different tolerance).
 /// `frontier_tolerance` sets DF's and DF-P's `τ_f` and `τ_p` (the
 /// defaults when `None`).
+///
+/// With an L1 `bound` (issue 37), the rows all converge to that bound
+/// instead: a static run to it (the reference row), naive-dynamic to it,
+/// this crate's DF-P default (`τ = 1e-10`, its own tolerances, for
+/// scale), and residual push to it.
 pub fn pagerank_rows(
     frontier_tolerance: Option<f64>,
+    bound: Option<f64>,
 ) -> Vec<(&'static str, DynamicPageRankOptions)> {
     let defaults = DynamicPageRankOptions::default();
+    if let Some(bound) = bound {
+        let at_bound = |strategy| DynamicPageRankOptions {
+            strategy,
+            l1_bound: Some(bound),
+            ..defaults.clone()
+        };
+        return vec![
+            ("static@L1", at_bound(PageRankStrategy::Static)),
+            ("naive@L1", at_bound(PageRankStrategy::NaiveDynamic)),
+            ("DF-P+fallback", defaults.clone()),
+            ("push@L1", DynamicPageRankOptions::to_l1_bound(bound)),
+        ];
+    }
     let tolerance = frontier_tolerance.unwrap_or(defaults.frontier_tolerance);
     let tuned = DynamicPageRankOptions {
         frontier_tolerance: tolerance,

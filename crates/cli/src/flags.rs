@@ -98,6 +98,14 @@ pub(crate) fn workers(text: &str) -> Result<usize, String> {
     Ok(workers)
 }
 
+/// `--pagerank-bound EPS`: a positive, finite L1 bound.
+pub(crate) fn bound(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(bound) if bound.is_finite() && bound > 0.0 => Ok(bound),
+        _ => Err(number_error(text, "a positive L1 bound such as 1e-6")),
+    }
+}
+
 /// `--stall-timeout S`: a positive number of seconds.
 pub(crate) fn seconds(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {

@@ -133,6 +133,13 @@ pub(crate) struct ReplayArgs {
     #[arg(long)]
     verify: bool,
 
+    /// Maintained PageRank by residual push to this L1 bound on the
+    /// normalised ranks against the fixed point (e.g. 1e-6); `--mode both`
+    /// runs from scratch to the same bound and `--verify` checks it
+    /// against a converged run. Default: DF-P with its tolerances.
+    #[arg(long, value_name = "EPS", value_parser = flags::bound)]
+    pagerank_bound: Option<f64>,
+
     /// The source vertex of BFS and SSSP (default: the first arrival's
     /// source): its original id or key when the input's ids were
     /// relabelled, else its vertex id.
@@ -207,6 +214,7 @@ impl ReplayArgs {
             },
             every: self.every,
             verify: self.verify,
+            pagerank_bound: self.pagerank_bound,
             source: self.source.clone().map(SourceVertex::Named),
             load: self.input.load_options(),
             ..ReplaySpec::new(crate::input::input_path(&input))

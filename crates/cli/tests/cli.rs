@@ -1818,3 +1818,56 @@ fn damaged_binary_edge_stream_is_refused_with_its_offset_by_every_command() {
     }
     assert!(!out.exists());
 }
+
+#[test]
+fn incremental_pagerank_to_an_l1_bound_reports_the_bound_and_verifies_it() {
+    // The bundled sample, maintained by residual push to L1 1e-6 and run
+    // from scratch to the same bound beside it, verified at every
+    // checkpoint against a converged run.
+    let report = replay_json(&[
+        "--store",
+        "vcsr",
+        "--kernel",
+        "pr,cc",
+        "--mode",
+        "both",
+        "--batch",
+        "2000",
+        "--every",
+        "4",
+        "--pagerank-bound",
+        "1e-6",
+        "--verify",
+    ]);
+    let pr = &report["stores"][0]["maintained"]["pr"];
+    assert_eq!(pr["bound"], 1e-6, "{pr}");
+    assert_eq!(pr["verified"], true, "{pr}");
+    assert!(pr["checkpoints"].as_u64().unwrap() >= 2, "{pr}");
+    let verified = pr["verified_error"].as_f64().unwrap();
+    assert!(verified > 0.0 && verified <= 1e-6, "{pr}");
+    // Both sides within the bound of the fixed point: within twice it of
+    // each other.
+    assert!(pr["max_error"].as_f64().unwrap() <= 2e-6, "{pr}");
+    assert!(pr["result"].as_str().unwrap().starts_with("top "), "{pr}");
+    let cc = &report["stores"][0]["maintained"]["cc"];
+    assert!(
+        cc["result"].as_str().unwrap().ends_with(" components"),
+        "{cc}"
+    );
+    assert_eq!(cc["bound"], Value::Null);
+    // A bound that is not a positive number is refused in one line.
+    let output = dyngraph(&[
+        "replay",
+        "--kernel",
+        "pr",
+        "--incremental",
+        "--pagerank-bound",
+        "0",
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("positive L1 bound"),
+        "{}",
+        stderr(&output)
+    );
+}

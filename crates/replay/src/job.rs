@@ -77,6 +77,10 @@ pub struct ReplaySpec {
     pub verify: bool,
     /// The source of BFS and SSSP; default: the first arrival's source.
     pub source: Option<SourceVertex>,
+    /// Maintained PageRank by residual push to this L1 bound on the
+    /// normalised ranks (and runs from scratch beside it to the same
+    /// bound); `None`: the crate's default strategy (DF-P).
+    pub pagerank_bound: Option<f64>,
 }
 
 /// The vertex BFS and SSSP start from, as the caller names it.
@@ -166,6 +170,7 @@ impl ReplaySpec {
             every: None,
             verify: false,
             source: None,
+            pagerank_bound: None,
         }
     }
 
@@ -372,7 +377,8 @@ pub fn run_on(
         let mut checkpoints = KernelCheckpoints::new(from_scratch, spec.every, spec.verify, source)
             .with_ids(stream.ids.clone());
         let mut maintained =
-            MaintainedKernels::new(&spec.kernels, spec.mode, spec.every, spec.verify, source);
+            MaintainedKernels::new(&spec.kernels, spec.mode, spec.every, spec.verify, source)
+                .with_pagerank_bound(spec.pagerank_bound);
         let base = ((stream.len() as f64) * spec.replay.base_percent / 100.0).floor() as u64;
         progress.start(kind, stream.len() as u64 - base);
         let work = ReplayOne {

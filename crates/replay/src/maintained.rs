@@ -66,10 +66,22 @@ pub struct MaintainedSummary {
     pub mean_touched: f64,
     /// Updates that fell back to a full computation.
     pub fallbacks: usize,
-    /// Largest difference from the run from scratch at a checkpoint: L∞
-    /// of the ranks for PageRank, vertices that differ for CC, BFS, SSSP
-    /// ([`KernelMode::Both`]).
+    /// Largest difference from the run from scratch at a checkpoint: for
+    /// PageRank with an L1 bound, L1 of the normalised ranks (the run from
+    /// scratch stops at the same bound), without one L∞; vertices that
+    /// differ for CC, BFS, SSSP ([`KernelMode::Both`]).
     pub max_error: Option<f64>,
+    /// PageRank: the L1 bound on the normalised ranks against the fixed
+    /// point that the maintained ranks (and the runs from scratch beside
+    /// them) keep.
+    pub bound: Option<f64>,
+    /// Largest L1 distance to the exact ranks `--verify` measured
+    /// (PageRank).
+    pub verified_error: Option<f64>,
+    /// The maintained result at the last checkpoint, in words: PageRank's
+    /// ten highest-ranked vertices, the component count, the vertices BFS
+    /// or SSSP reached.
+    pub result: String,
     /// The verifier's verdict on every checkpoint, when asked.
     pub verified: Option<bool>,
     /// The last update, in words.
@@ -93,6 +105,7 @@ pub struct MaintainedKernels {
     every: Option<usize>,
     verify: bool,
     source: VertexId,
+    pagerank_bound: Option<f64>,
     log: ChangeLog,
     kernels: Vec<(KernelName, Kernel)>,
     /// Each kernel's summary so far, by name.
@@ -122,11 +135,20 @@ impl MaintainedKernels {
             every,
             verify,
             source,
+            pagerank_bound: None,
             log: ChangeLog::new(),
             kernels: Vec::new(),
             summaries: BTreeMap::new(),
             failures: Vec::new(),
         }
+    }
+
+    /// Maintains PageRank by residual push to the L1 bound `bound` on the
+    /// normalised ranks (`None`: the crate's default, DF-P, or warm sweeps
+    /// on a store without in-edges).
+    pub fn with_pagerank_bound(mut self, bound: Option<f64>) -> Self {
+        self.pagerank_bound = bound;
+        self
     }
 
     /// Whether any kernel is maintained.
@@ -149,12 +171,22 @@ impl MaintainedKernels {
             let timer = Instant::now();
             let kernel = match name {
                 KernelName::PageRank => {
-                    // The frontier strategies recompute single vertices over
-                    // in-edges; without them, warm-started sweeps push.
-                    let mut options = DynamicPageRankOptions::default();
-                    if !graph.has_in_edges() {
-                        options.strategy = PageRankStrategy::NaiveDynamic;
-                    }
+                    let options = match self.pagerank_bound {
+                        // Residual push runs with or without in-edges.
+                        Some(bound) => DynamicPageRankOptions::to_l1_bound(bound),
+                        None => {
+                            // The frontier strategies recompute single
+                            // vertices over in-edges; without them,
+                            // warm-started sweeps push.
+                            let mut options = DynamicPageRankOptions::default();
+                            if !graph.has_in_edges() {
+                                options.strategy = PageRankStrategy::NaiveDynamic;
+                            }
+                            options
+                        }
+                    };
+                    let summary = self.summaries.entry(name.as_str().to_string()).or_default();
+                    summary.bound = options.l1_bound;
                     Kernel::PageRank(Maintained::new(graph, options)?)
                 }
                 KernelName::Afforest => {
@@ -201,8 +233,13 @@ impl MaintainedKernels {
                     ));
                 }
             }
+            summary.result = describe(kernel);
             if self.verify {
                 let verdict = verify(kernel, graph);
+                if let Ok(Some(error)) = verdict {
+                    let worst = summary.verified_error.get_or_insert(0.0);
+                    *worst = worst.max(error);
+                }
                 if let Err(message) = &verdict {
                     self.failures.push(format!(
                         "{name} (maintained) after batch {batch}: {message}"
@@ -241,7 +278,11 @@ fn from_scratch<G: ReadGraph>(kernel: &Kernel, graph: &G, source: VertexId) -> R
             let fresh = Maintained::<DynamicPageRank>::new(graph, options)?;
             let seconds = timer.elapsed().as_secs_f64();
             let error = pagerank_error(&maintained.kernel().scores(), &fresh.kernel().scores());
-            (seconds, error.linf)
+            let norm = match maintained.kernel().sweep_bound() {
+                Some(_) => error.l1,
+                None => error.linf,
+            };
+            (seconds, norm)
         }
         Kernel::Components(maintained) => {
             let fresh = connected_components(graph, &ComponentsOptions::default())?;
@@ -294,20 +335,49 @@ fn partition_difference(a: &[VertexId], b: &[VertexId]) -> usize {
         .count()
 }
 
-fn verify<G: ReadGraph>(kernel: &Kernel, graph: &G) -> std::result::Result<(), String> {
+/// The maintained result in words, for the report.
+fn describe(kernel: &Kernel) -> String {
     match kernel {
-        // Within 1e-6 of the exact ranks: the defaults' frontier tolerance
-        // bounds the L1 error at 6.7e-7 (the crate's docs).
-        Kernel::PageRank(k) => dyngraph_incremental::verify_pagerank(graph, k.kernel(), 1e-6)
-            .map(|_| ())
-            .map_err(|e| e.to_string()),
+        Kernel::PageRank(k) => {
+            let top: Vec<String> = k
+                .kernel()
+                .top(10)
+                .iter()
+                .map(|(v, s)| format!("{v}:{s:.3e}"))
+                .collect();
+            format!("top {}", top.join(" "))
+        }
+        Kernel::Components(k) => format!("{} components", k.kernel().component_count()),
+        Kernel::Bfs(k) => format!("{} reached", k.kernel().reached()),
+        Kernel::Sssp(k) => format!("{} reached", k.kernel().reached()),
+    }
+}
+
+/// The verifier's verdict; for PageRank the L1 distance to the exact ranks
+/// measured.
+fn verify<G: ReadGraph>(kernel: &Kernel, graph: &G) -> std::result::Result<Option<f64>, String> {
+    match kernel {
+        // Within the state's L1 bound of the exact ranks (a converged
+        // static run); without a bound, within 1e-6 in L∞ (the frontier
+        // defaults bound the L1 error at 6.7e-7, the crate's docs).
+        Kernel::PageRank(k) => match k.kernel().sweep_bound() {
+            Some(bound) => dyngraph_incremental::verify_pagerank_l1(graph, k.kernel(), bound)
+                .map(|error| Some(error.l1))
+                .map_err(|e| e.to_string()),
+            None => dyngraph_incremental::verify_pagerank(graph, k.kernel(), 1e-6)
+                .map(|error| Some(error.l1))
+                .map_err(|e| e.to_string()),
+        },
         Kernel::Components(k) => {
             dyngraph_kernels::verify_components(graph, &k.kernel().to_components_result())
+                .map(|()| None)
                 .map_err(|e| e.to_string())
         }
         Kernel::Bfs(k) => dyngraph_kernels::verify_bfs(graph, &k.kernel().to_bfs_result())
+            .map(|()| None)
             .map_err(|e| e.to_string()),
         Kernel::Sssp(k) => dyngraph_kernels::verify_sssp(graph, &k.kernel().to_sssp_result())
+            .map(|()| None)
             .map_err(|e| e.to_string()),
     }
 }

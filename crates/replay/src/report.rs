@@ -153,7 +153,7 @@ impl Report {
         writeln!(out)?;
         writeln!(
             out,
-            "{:<12} {:<6} {:>6} {:>12} {:>12} {:>8} {:>9} {:>9} {:>10} {:>9}",
+            "{:<12} {:<6} {:>6} {:>12} {:>12} {:>8} {:>9} {:>9} {:>10} {:>9} {:>8}  result",
             "maintained",
             "kernel",
             "checks",
@@ -163,7 +163,8 @@ impl Report {
             "touched",
             "fallbacks",
             "max error",
-            "verified"
+            "verified",
+            "L1 bound"
         )?;
         for store in &self.stores {
             for (kernel, m) in &store.maintained {
@@ -172,7 +173,7 @@ impl Report {
                 };
                 writeln!(
                     out,
-                    "{:<12} {:<6} {:>6} {:>12.6} {:>12} {:>8} {:>8.3}% {:>9} {:>10} {:>9}",
+                    "{:<12} {:<6} {:>6} {:>12.6} {:>12} {:>8} {:>8.3}% {:>9} {:>10} {:>9} {:>8}  {}",
                     store.store,
                     kernel,
                     m.checkpoints,
@@ -188,6 +189,9 @@ impl Report {
                         Some(false) => "NO",
                         None => "-",
                     },
+                    m.bound
+                        .map_or_else(|| "-".to_string(), |b| format!("{b:.0e}")),
+                    m.result,
                 )?;
             }
         }

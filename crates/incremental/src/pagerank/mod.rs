@@ -220,7 +220,7 @@ impl Default for DynamicPageRankOptions {
             max_iterations: 500,
             full_sweep_share: 0.25,
             l1_bound: None,
-            push_edge_cost: 2.0,
+            push_edge_cost: 10.0,
         }
     }
 }
@@ -341,10 +341,13 @@ pub struct DynamicPageRank {
     /// Whether the last update converged within `max_iterations`.
     converged: bool,
     /// Residual push's residuals (empty for the other strategies).
-    residuals: push::Residuals,
+    residuals: Box<push::Residuals>,
     /// How much one full sweep lowered the L1 change, as last measured
     /// (`d` until a sweep run measures it).
     sweep_rate: f64,
+    /// Residual push: the last fallback's warm sweeps, measured
+    /// (iterations, and `ln(2S / B)` of the residual sum it started from).
+    warm_sweeps: Option<(u32, f64)>,
 }
 
 /// A copy of the state: a reader can keep one beside the snapshot it was
@@ -369,6 +372,7 @@ impl Clone for DynamicPageRank {
             converged: self.converged,
             residuals: self.residuals.clone(),
             sweep_rate: self.sweep_rate,
+            warm_sweeps: self.warm_sweeps,
         }
     }
 }
@@ -388,8 +392,9 @@ impl DynamicPageRank {
             incoming_sums: F64Cells::default(),
             carried: Vec::new(),
             converged: true,
-            residuals: push::Residuals::default(),
+            residuals: Box::default(),
             sweep_rate,
+            warm_sweeps: None,
         }
     }
 
@@ -479,6 +484,16 @@ impl DynamicPageRank {
     pub fn sweep_bound(&self) -> Option<f64> {
         match self.options.strategy {
             PageRankStrategy::ResidualPush => Some(self.bound()),
+            _ => self.options.l1_bound,
+        }
+    }
+
+    /// The L1 bound this state's full sweeps stop at: residual push
+    /// sweeps to half its bound, so the batches after a sweep have room
+    /// before they need a push (`push.rs`).
+    fn sweep_target(&self) -> Option<f64> {
+        match self.options.strategy {
+            PageRankStrategy::ResidualPush => Some(0.5 * self.bound()),
             _ => self.options.l1_bound,
         }
     }

@@ -46,8 +46,12 @@
 //! 3. **Fall back only when pushing costs more.** A warm sweep over every
 //!    vertex lowers the residual sum by at least a factor `d`, and by the
 //!    rate `ρ` the last sweeps measured in practice, so
-//!    `k = ⌈ln(S / B) / ln(1/ρ)⌉` sweeps (plus one pass to recount the
-//!    residuals) reach the bound `B` from a sum `S`. The push stops and
+//!    `k = ⌈ln(2S / B) / ln(1/ρ)⌉ + 2` sweeps (they stop at `B / 2` on
+//!    their L1 change, which runs ahead of the residual; then one pass
+//!    recounts the residuals) reach the bound `B` from a sum `S`.
+//!    Once a fallback has run them, their measured count (scaled by
+//!    `ln(2S / B)`) replaces the estimate. Sweeping to half the bound leaves the batches after it room: a
+//!    batch whose residuals keep the sum under `B` needs no push at all. The push stops and
 //!    hands the rest to those sweeps once its work (entries read, times
 //!    [`super::DynamicPageRankOptions::push_edge_cost`]) passes theirs,
 //!    and the update says so ([`FallbackReason::PushCostlierThanSweeps`]).
@@ -364,7 +368,15 @@ impl DynamicPageRank {
             return Ok(stats);
         }
         // What warm sweeps would cost from here, in entries read.
-        let sweeps = ((sum / budget).ln() / (1.0 / self.sweep_rate).ln()).ceil() + 1.0;
+        // Sweeps stop on their L1 change, which runs ahead of the residual
+        // (an in-place sweep carries part of a change on within the
+        // sweep), at half the bound; and one pass recounts the residuals.
+        // Once a fallback has measured them, scaled from its count.
+        let distance = (2.0 * sum / budget).ln().max(1.0);
+        let sweeps = match self.warm_sweeps {
+            Some((iterations, from)) => f64::from(iterations) * distance / from + 1.0,
+            None => (distance / (1.0 / self.sweep_rate).ln()).ceil() + 2.0,
+        };
         let sweep_work = (graph.edge_count() + n as u64) as f64;
         let limit = sweeps * sweep_work / self.options.push_edge_cost;
         let limit = if limit.is_finite() {
@@ -373,7 +385,9 @@ impl DynamicPageRank {
             u64::MAX
         };
         if !self.push(graph, budget, limit, &mut stats) {
+            let from = (2.0 * self.residuals.sum() / budget).ln().max(1.0);
             let sweeps = on_pool_if(big, || self.push_sweeps_to_bound(graph, true))?;
+            self.warm_sweeps = Some((sweeps.iterations, from));
             stats.ran = Ran::WarmSweeps;
             stats.fallback = Some(FallbackReason::PushCostlierThanSweeps);
             stats.iterations += sweeps.iterations;

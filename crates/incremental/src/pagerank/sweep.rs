@@ -98,7 +98,7 @@ impl DynamicPageRank {
     /// ranks within `ε` of it. Without one, the iteration tolerance on the
     /// largest change (L∞).
     fn sweeps_converged(&self, linf: f64, l1: f64, limit: f64) -> bool {
-        match self.sweep_bound() {
+        match self.sweep_target() {
             Some(bound) => {
                 let damping = self.options.damping;
                 damping * l1 <= bound * (1.0 - damping) * self.vertex_count() as f64
