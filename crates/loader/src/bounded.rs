@@ -97,7 +97,13 @@ impl<'p> TextReader<'p> {
         if !self.checked_head && (self.bytes.len() >= TEXT_CHECK || done) {
             self.checked_head = true;
             self.binary = is_binary_input(&self.bytes);
+            // Positions count from after a byte-order mark, as the parse's
+            // do (`prepare` strips it): the same NUL is at the same column
+            // whether the text came whole or through a stream.
             let head = &self.bytes[..self.bytes.len().min(TEXT_CHECK)];
+            let head = head
+                .strip_prefix(crate::prepare::BYTE_ORDER_MARK)
+                .unwrap_or(head);
             if !self.binary
                 && let Some(at) = memchr::memchr(0, head)
             {
@@ -176,6 +182,22 @@ mod tests {
         let noise = (0..u32::MAX).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8 | 1);
         let noise: Vec<u8> = noise.take(4 << 20).collect();
         assert!(read_text(&noise[..], Path::new("noise")).is_err());
+    }
+
+    /// Found by the gzip fuzz target: a NUL after a byte-order mark was
+    /// named at column 2 in the text itself and at column 5 through the
+    /// gzip stream, which counted the mark's three bytes.
+    #[test]
+    fn a_nul_after_a_byte_order_mark_is_placed_as_the_parse_places_it() {
+        let text = b"\xef\xbb\xbf\x1f\x00 1\n";
+        let streamed = read_text(&text[..], Path::new("t")).unwrap_err();
+        let whole = crate::parse_edge_stream(text, &crate::LoadOptions::default()).unwrap_err();
+        let at = |e: &Error| match e {
+            Error::Parse { location, .. } => (location.line, location.column),
+            other => panic!("{other}"),
+        };
+        assert_eq!(at(&streamed), (1, 2));
+        assert_eq!(at(&streamed), at(&whole));
     }
 
     #[test]

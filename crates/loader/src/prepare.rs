@@ -14,7 +14,7 @@ use dyngraph_core::{Error, IdKind, Location, ParseErrorKind, Result};
 use std::path::Path;
 
 /// The UTF-8 byte-order mark some editors write first: not data.
-const BYTE_ORDER_MARK: &[u8] = b"\xef\xbb\xbf";
+pub(crate) const BYTE_ORDER_MARK: &[u8] = b"\xef\xbb\xbf";
 
 /// How far into a text the binary check looks: a NUL byte there means it
 /// is not text.
