@@ -61,13 +61,13 @@ const VERTEX_CHUNK: usize = 8192;
 /// bits. The distributed pull (`dyngraph-dist`) sums the same way.
 ///
 /// Always inlined: it runs once per vertex, a few edges each on sparse
-/// graphs, and out of line the call costs more than the sum. The CLI
-/// instantiates the pull for several stores whose views share one
-/// neighbour iterator (`Vcsr`'s, one per gap policy), so the compiler kept
-/// that instance out of line: the iterator built in memory per vertex, the
-/// sums kept on the stack. `Vcsr`'s PageRank on sx-mathoverflow then ran
-/// 262 M instructions instead of 150 M (callgrind, 20 iterations) and
-/// took 1.9-2.3× `Csr`'s time instead of about 1.2× (issue 39).
+/// graphs, and out of line the call costs more than the sum. It steps the
+/// iterator with `next`, not `fold` (four sums taken in turn cannot be
+/// written as one closure without moving them at every edge: 25% slower
+/// on `Csr`), so a store's iterator must inline its `next` too: `Vcsr`'s
+/// view iterator, left out of line, cost a call per edge and put
+/// `Vcsr`'s PageRank on sx-mathoverflow at 2.8-3.1× `Csr`'s time (issue
+/// 39; 1.4× with it inlined, its rare tombstone lookup kept out of line).
 ///
 /// ```
 /// use dyngraph_kernels::sum_of_shares;

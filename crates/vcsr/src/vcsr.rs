@@ -917,7 +917,9 @@ pub struct VcsrNeighbors<'a>(LiveSlots<'a>);
 impl Iterator for VcsrNeighbors<'_> {
     type Item = VertexId;
 
-    #[inline]
+    /// Always inlined, as [`crate::VcsrViewNeighbors`]'s: called once per
+    /// edge by a kernel that steps the iterator by hand.
+    #[inline(always)]
     fn next(&mut self) -> Option<VertexId> {
         match &mut self.0 {
             LiveSlots::Clean(slots) => slots.next().map(|t| t.0),
