@@ -6,7 +6,10 @@
 //! default) against the edge-by-edge one, and `CsrPP`'s batch path
 //! (`--paths csrpp`; `csrpp-headroom`: bulk-loaded arrays with
 //! power-of-two room; `csrpp-grouped`: every batch grouped, however
-//! small); out-edges only and with in-edges. The tail is the last 10 % of the stream, or one whole batch
+//! small); out-edges only and with in-edges; under multigraph semantics
+//! or set semantics (`--semantics simple`: the stream's duplicate edges
+//! dropped first, so both store the same graph and a simple store pays
+//! its membership check per edge, as LSGraph and Aspen do). The tail is the last 10 % of the stream, or one whole batch
 //! when that is more (a 10^7 batch goes into a 40 % base). Prints M edges/s,
 //! the best of `--reps` runs, paths interleaved, and the load average
 //! around each row; beside each rate, edges per CPU second of the process
@@ -15,13 +18,14 @@
 //! ```sh
 //! cargo run --profile perf -p dyngraph-benches --example batch_updates -- \
 //!     [--scale 20] [--reps 3] [--batches 10000,100000,1000000,10000000] \
-//!     [--threads 1,2] [--in-edges off,on] [--paths edge-by-edge,merged,csrpp,csrpp-headroom,csrpp-grouped] [--deletes]
+//!     [--threads 1,2] [--in-edges off,on] [--paths edge-by-edge,merged,csrpp,csrpp-headroom,csrpp-grouped] \
+//!     [--semantics multigraph,simple] [--deletes]
 //! ```
 //!
 //! With `PERF_CTL_FIFO` set to the control fifo of `perf record --control
 //! fifo:FIFO -D -1`, only the batches are profiled.
 
-use dyngraph::core::{EdgeChunk, FromEdges, GraphUpdate, StoreOptions};
+use dyngraph::core::{EdgeChunk, FromEdges, GraphUpdate, Semantics, StoreOptions};
 use dyngraph::csrpp::{CsrPP, CsrPPOptions, DEFAULT_GROUP_INSERTS_ABOVE};
 use dyngraph::loader::generate::Generator;
 use dyngraph::vcsr::{BatchUpdates, Vcsr, VcsrOptions};
@@ -37,6 +41,7 @@ struct Args {
     threads: Vec<usize>,
     in_edges: Vec<bool>,
     paths: Vec<Path>,
+    semantics: Vec<Semantics>,
     deletes: bool,
 }
 
@@ -67,6 +72,7 @@ fn args() -> Args {
             Path::Vcsr(BatchUpdates::EdgeByEdge),
             Path::Vcsr(BatchUpdates::Merged),
         ],
+        semantics: vec![Semantics::Multigraph],
         deletes: false,
     };
     let mut given = std::env::args().skip(1);
@@ -84,6 +90,13 @@ fn args() -> Args {
             "--batches" => args.batches = list(&value, |b| b.parse().expect("a batch size")),
             "--threads" => args.threads = list(&value, |t| t.parse().expect("a thread count")),
             "--in-edges" => args.in_edges = list(&value, |v| v == "on"),
+            "--semantics" => {
+                args.semantics = list(&value, |v| match v {
+                    "multigraph" => Semantics::Multigraph,
+                    "simple" => Semantics::Simple,
+                    other => panic!("unknown semantics {other}"),
+                })
+            }
             "--paths" => {
                 args.paths = list(&value, |p| match p {
                     "edge-by-edge" => Path::Vcsr(BatchUpdates::EdgeByEdge),
@@ -109,8 +122,9 @@ fn args() -> Args {
     args
 }
 
-/// The Kronecker graph's edges in both directions, shuffled.
-fn stream(scale: u32) -> (Vec<u32>, Vec<u32>) {
+/// The Kronecker graph's edges in both directions, shuffled; `distinct`:
+/// each directed edge once.
+fn stream(scale: u32, distinct: bool) -> (Vec<u32>, Vec<u32>) {
     let generated = Generator::kronecker(scale, 8)
         .generate()
         .expect("a valid scale");
@@ -120,6 +134,10 @@ fn stream(scale: u32) -> (Vec<u32>, Vec<u32>) {
         .zip(generated.dst())
         .flat_map(|(&u, &v)| [(u, v), (v, u)])
         .collect();
+    if distinct {
+        edges.sort_unstable();
+        edges.dedup();
+    }
     edges.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(39));
     edges.into_iter().unzip()
 }
@@ -244,10 +262,18 @@ fn run<G: FromEdges + GraphUpdate + Send>(
 
 fn main() {
     let args = args();
-    let (src, dst) = stream(args.scale);
+    for &semantics in &args.semantics {
+        table(&args, semantics);
+    }
+}
+
+/// One table: every batch size, thread count, in-edge setting and path
+/// under `semantics`.
+fn table(args: &Args, semantics: Semantics) {
+    let (src, dst) = stream(args.scale, semantics == Semantics::Simple);
     let total = src.len();
     println!(
-        "Kronecker {}, symmetric: {total} edges; M edges/s, best of {}",
+        "Kronecker {}, symmetric: {total} edges, {semantics:?}; M edges/s, best of {}",
         args.scale, args.reps
     );
     println!(
@@ -263,7 +289,7 @@ fn main() {
                 let mut best = vec![(Times::NONE, Times::NONE); args.paths.len()];
                 for _ in 0..args.reps {
                     for (path, best) in args.paths.iter().zip(&mut best) {
-                        let store = StoreOptions::default().in_edges(in_edges);
+                        let store = StoreOptions::new(semantics).in_edges(in_edges);
                         let columns = (&src[..], &dst[..]);
                         let (inserts, deletes) = match *path {
                             Path::Vcsr(updates) => run::<Vcsr>(
