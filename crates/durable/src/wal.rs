@@ -124,6 +124,15 @@ impl Wal {
         write_atomic(dir, WAL_FILE, &header.encode())
     }
 
+    /// The header of the log in `dir`, if it reads back.
+    pub(crate) fn read_header(dir: &Path) -> Option<WalHeader> {
+        let path = dir.join(WAL_FILE);
+        let mut head = vec![0u8; WAL_HEADER_BYTES];
+        let mut file = std::fs::File::open(&path).ok()?;
+        std::io::Read::read_exact(&mut file, &mut head).ok()?;
+        WalHeader::decode(&head, &path).ok()
+    }
+
     /// Reads the log in `dir`: the groups that check out, in order, from
     /// its base. A tail that fails its checks is a torn write (cut) when it
     /// has the marks of one — a payload past the end of the file, or a run

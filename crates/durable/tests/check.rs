@@ -163,3 +163,55 @@ fn a_read_only_open_replays_a_growth_without_writing_its_files() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A store killed after a checkpoint, whose superblock is then lost, was
+/// called a creation that never finished ("nothing in it was
+/// acknowledged; remove the directory") when the checkpoint had cut its
+/// long log back to the header: the log's length was the only evidence
+/// of updates. The header's base counts them. And the other way: a
+/// creation cut short after its log was written, zeros ahead of it, is
+/// not a store that took updates.
+#[test]
+fn a_checkpointed_store_without_its_superblock_is_damaged_not_unfinished() {
+    let dir = std::env::temp_dir().join(format!("dyngraph-check-lost-sb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut store = DurableVcsr::create(&dir, options(&dir)).unwrap();
+    store.insert_edges(&edges(0)).unwrap();
+    store.sync().unwrap();
+    store.drop_without_close();
+    assert!(!dir.join("vertices.dat").exists(), "never closed cleanly");
+    std::fs::remove_file(dir.join("superblock")).unwrap();
+    let verdict = |dir: &Path| match DurableVcsr::inspect_dir(dir).unwrap() {
+        dyngraph_durable::StoreDir::Damaged { reason } => reason,
+        other => panic!("{other:?}"),
+    };
+    let log = dir.join("wal.log");
+    // As the checkpoint leaves the log (zeros ahead), and as it leaves a
+    // log past 16 MiB: cut back to its header.
+    for cut in [false, true] {
+        if cut {
+            std::fs::OpenOptions::new().write(true).open(&log).unwrap().set_len(64).unwrap();
+        }
+        let reason = verdict(&dir);
+        assert!(
+            reason.contains("superblock is lost") && !reason.contains("never finished"),
+            "log cut: {cut}: {reason}"
+        );
+    }
+    // A fresh log (base 0, no group) with zeros ahead, no superblock: a
+    // creation that never finished, whatever the log's length.
+    let fresh = dir.with_extension("fresh");
+    let _ = std::fs::remove_dir_all(&fresh);
+    DurableVcsr::create(&fresh, options(&fresh)).unwrap().drop_without_close();
+    std::fs::remove_file(fresh.join("superblock")).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(fresh.join("wal.log"))
+        .unwrap()
+        .set_len(1 << 20)
+        .unwrap();
+    let reason = verdict(&fresh);
+    assert!(reason.contains("never finished"), "{reason}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&fresh).unwrap();
+}

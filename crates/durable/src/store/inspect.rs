@@ -4,7 +4,8 @@
 
 use super::DurableVcsr;
 use crate::files::read_file;
-use crate::format::wal::{WAL_HEADER_BYTES, WAL_MAGIC};
+use crate::format::wal::WAL_MAGIC;
+use crate::wal::Wal;
 use crate::format::{
     EDGE_LOG_FILE, EDGES_FILE, EDGES_MAGIC, IN_EDGE_LOG_FILE, IN_EDGES_FILE, LOCK_FILE,
     READERS_FILE, STATE_FILE, SUPERBLOCK_FILE, SUPERBLOCK_MAGIC, Superblock, TEMP_SUFFIX, WAL_FILE,
@@ -153,13 +154,22 @@ impl DurableVcsr {
     }
 
     /// Why a directory of store files has no superblock, in the words a
-    /// user needs: a store that was complete (it was closed once, or its
-    /// log holds updates) lost it; otherwise its creation never finished
-    /// and nothing in it was acknowledged.
+    /// user needs: a store that was complete (it was closed once, its log
+    /// holds updates, or a checkpoint took updates into its arrays) lost
+    /// it; otherwise its creation never finished and nothing in it was
+    /// acknowledged.
+    ///
+    /// The log's length is no evidence either way: a checkpoint cuts a
+    /// long log back to its header, and zeros are written ahead of a new
+    /// one. Its header's base counts the updates a checkpoint took into
+    /// the arrays (creation writes zero), and its groups the updates since.
     fn without_superblock(dir: &Path, names: &[String]) -> String {
         let closed_once = names.iter().any(|n| n == STATE_FILE);
-        let logged =
-            std::fs::metadata(dir.join(WAL_FILE)).is_ok_and(|m| m.len() > WAL_HEADER_BYTES as u64);
+        let logged = Wal::read_header(dir).is_some_and(|header| {
+            header.base.lsn > 0
+                || Wal::read(dir, header.stride as usize)
+                    .is_ok_and(|contents| !contents.groups.is_empty())
+        });
         if closed_once || logged {
             format!(
                 "it holds a store's files ({}) but no superblock: the store was complete \
@@ -169,7 +179,7 @@ impl DurableVcsr {
                 if closed_once {
                     "it was closed cleanly once"
                 } else {
-                    "its write-ahead log holds updates"
+                    "it took updates"
                 }
             )
         } else {
