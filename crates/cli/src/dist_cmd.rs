@@ -25,7 +25,7 @@ pub(crate) struct ClusterArgs {
     hostfile: Option<PathBuf>,
 
     /// This process's line in `--hostfile` (0-based); process 0 reports.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::flags::index)]
     process: Option<usize>,
 
     /// With the cluster: which worker owns which vertex, `hash` (of the

@@ -106,6 +106,19 @@ pub(crate) fn bound(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `gen --scale`, `gen --degree`: a whole number from 1 (the generator
+/// checks the upper bounds against what it can draw).
+pub(crate) fn positive_u32(text: &str) -> Result<u32, String> {
+    let value = positive(text)?;
+    u32::try_from(value).map_err(|_| format!("{value} is too large: at most {}", u32::MAX))
+}
+
+/// `--process`: an index from 0.
+pub(crate) fn index(text: &str) -> Result<usize, String> {
+    text.parse()
+        .map_err(|_| number_error(text, "an index: a whole number from 0"))
+}
+
 /// `--stall-timeout S`: a positive number of seconds.
 pub(crate) fn seconds(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
@@ -128,6 +141,9 @@ mod tests {
             |t: &str| threads(t).map(|_| ()),
             |t: &str| workers(t).map(|_| ()),
             |t: &str| seconds(t).map(|_| ()),
+            |t: &str| bound(t).map(|_| ()),
+            |t: &str| positive_u32(t).map(|_| ()),
+            |t: &str| index(t).map(|_| ()),
         ] {
             let error = parse("-1").unwrap_err();
             assert!(error.contains("negative"), "{error}");

@@ -24,10 +24,10 @@ pub(crate) struct GenArgs {
     #[arg(value_enum)]
     kind: Kind,
     /// 2^scale vertices.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::flags::positive_u32)]
     scale: u32,
     /// Edges per vertex (edge factor).
-    #[arg(long, default_value = "16")]
+    #[arg(long, default_value = "16", allow_hyphen_values = true, value_parser = crate::flags::positive_u32)]
     degree: u32,
     /// Arrival order of the written edges: as drawn (`generated`, or
     /// `file`), shuffled (the Random workload) or grouped by source

@@ -137,7 +137,7 @@ pub(crate) struct ReplayArgs {
     /// normalised ranks against the fixed point (e.g. 1e-6); `--mode both`
     /// runs from scratch to the same bound and `--verify` checks it
     /// against a converged run. Default: DF-P with its tolerances.
-    #[arg(long, value_name = "EPS", value_parser = flags::bound)]
+    #[arg(long, value_name = "EPS", allow_hyphen_values = true, value_parser = flags::bound)]
     pagerank_bound: Option<f64>,
 
     /// The source vertex of BFS and SSSP (default: the first arrival's

@@ -230,7 +230,7 @@ fn processes_started_with_different_flags_or_inputs_stop_naming_the_difference()
     std::fs::write(&other_input, text.replace("1 2 ", "2 1 ")).unwrap();
     let base = ["--store", "vcsr", "--batch", "5000"];
     // Process 1's flags: the base with one flag changed or added.
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["--store", "vcsr", "--batch", "7000"], "--batch is"),
         (
             &["--store", "vcsr", "--batch", "5000", "--simple"],
@@ -256,6 +256,11 @@ fn processes_started_with_different_flags_or_inputs_stop_naming_the_difference()
             "--base is",
         ),
         (&["--store", "csrpp", "--batch", "5000"], "--store is"),
+        // How the input is read, not only which file it is.
+        (
+            &["--store", "vcsr", "--batch", "5000", "--header"],
+            "input options is",
+        ),
     ];
     for (other, named) in cases {
         let extra = other;
@@ -301,11 +306,13 @@ fn processes_started_with_different_flags_or_inputs_stop_naming_the_difference()
         command
     });
     let ended = children.wait_for(&[0, 1], Duration::from_secs(30));
-    for (process, (code, _)) in ended.into_iter().enumerate() {
+    for (process, (code, took)) in ended.into_iter().enumerate() {
         let stderr = children.stderr_of(process);
         assert_eq!(code, Some(2), "process {process}:\n{stderr}");
+        assert!(took < Duration::from_secs(8), "another input: {took:?}");
+        assert_eq!(lines(&stderr).len(), 1, "process {process}:\n{stderr}");
         assert!(
-            stderr.contains("the input is"),
+            stderr.contains("the input is") && !stderr.contains("panicked"),
             "process {process}:\n{stderr}"
         );
     }

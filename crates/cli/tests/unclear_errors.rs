@@ -155,6 +155,8 @@ fn negative_numbers_name_their_flag() {
         ("--threads", "-2"),
         ("--batch", "-3"),
         ("--every", "-1"),
+        ("--pagerank-bound", "-1"),
+        ("--process", "-1"),
     ] {
         let line = error_line(&["replay", flag, value]);
         assert!(
@@ -176,6 +178,28 @@ fn negative_numbers_name_their_flag() {
         line.contains("--seed") && line.contains("negative"),
         "{line}"
     );
+    for (flag, args) in [
+        (
+            "--scale",
+            vec!["gen", "kron", "--scale", "-2", "-o", "/tmp/x.el"],
+        ),
+        (
+            "--degree",
+            vec![
+                "gen",
+                "kron",
+                "--scale",
+                "4",
+                "--degree",
+                "-2",
+                "-o",
+                "/tmp/x.el",
+            ],
+        ),
+    ] {
+        let line = error_line(&args);
+        assert!(line.contains(flag) && line.contains("negative"), "{line}");
+    }
 }
 
 /// Issue 38: a CSV with a header and no `--header` said "expected

@@ -133,8 +133,12 @@ pub(crate) fn read_range(
     // modified while the replay reads it.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
     let bytes: &[u8] = &map;
-    let options = range_options(path, bytes, load)?;
+    let mut options = range_options(path, bytes, load)?;
     let range = line_ranges(bytes, workers)[index].clone();
+    // The header row is the file's first line: only the range that starts
+    // the file has it (every worker skipping its first line lost an edge
+    // per range).
+    options.header &= range.start == 0;
     let text = &bytes[range.clone()];
     if text.iter().all(u8::is_ascii_whitespace) {
         return Ok(Stream::default());

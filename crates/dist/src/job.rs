@@ -208,6 +208,9 @@ pub fn run_spec(
         gather: settings.gather,
         stall_timeout: settings.stall_timeout,
         throttle: settings.throttle,
+        // How the file is read (`--header`, `--delimiter`, the third
+        // column): each worker reads its range with these.
+        load: spec.load.clone(),
         ..DistOptions::default()
     };
     let mut stores = Vec::new();

@@ -57,13 +57,32 @@ pub(crate) fn fingerprint(store: &str, input: &DistInput, options: &DistOptions)
         ("--in-edges", options.store.in_edges.to_string()),
         ("--weights", options.store.weighted.to_string()),
         ("--partitioner", format!("{:?}", options.partitioner)),
-        ("input options", format!("{:?}", options.load.third_column)),
+        ("input options", reading(&options.load)),
         ("input", describe_input(input)),
     ];
     entries
         .into_iter()
         .map(|(name, value)| (name.to_string(), value))
         .collect()
+}
+
+/// How the input is read, as far as it changes the edges: format, ids,
+/// delimiter, header, third column, and what is dropped or mirrored
+/// (`--undirected`). Threads and block sizes are left out.
+fn reading(load: &dyngraph_loader::LoadOptions) -> String {
+    format!(
+        "format {:?}, ids {:?}, delimiter {:?}, header {}, third column {:?}, \
+         self-loops dropped {}, deduplicated {}, symmetrized {}, non-negative weights {}",
+        load.format,
+        load.ids,
+        load.delimiter,
+        load.header,
+        load.third_column,
+        load.drop_self_loops,
+        load.dedupe,
+        load.symmetrize,
+        load.nonnegative_weights,
+    )
 }
 
 /// A file by its size and the CRC-32 of its first and last MiB (every

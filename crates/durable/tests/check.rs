@@ -190,7 +190,12 @@ fn a_checkpointed_store_without_its_superblock_is_damaged_not_unfinished() {
     // log past 16 MiB: cut back to its header.
     for cut in [false, true] {
         if cut {
-            std::fs::OpenOptions::new().write(true).open(&log).unwrap().set_len(64).unwrap();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&log)
+                .unwrap()
+                .set_len(64)
+                .unwrap();
         }
         let reason = verdict(&dir);
         assert!(
@@ -202,7 +207,9 @@ fn a_checkpointed_store_without_its_superblock_is_damaged_not_unfinished() {
     // creation that never finished, whatever the log's length.
     let fresh = dir.with_extension("fresh");
     let _ = std::fs::remove_dir_all(&fresh);
-    DurableVcsr::create(&fresh, options(&fresh)).unwrap().drop_without_close();
+    DurableVcsr::create(&fresh, options(&fresh))
+        .unwrap()
+        .drop_without_close();
     std::fs::remove_file(fresh.join("superblock")).unwrap();
     std::fs::OpenOptions::new()
         .write(true)

@@ -5,13 +5,13 @@
 use super::DurableVcsr;
 use crate::files::read_file;
 use crate::format::wal::WAL_MAGIC;
-use crate::wal::Wal;
 use crate::format::{
     EDGE_LOG_FILE, EDGES_FILE, EDGES_MAGIC, IN_EDGE_LOG_FILE, IN_EDGES_FILE, LOCK_FILE,
     READERS_FILE, STATE_FILE, SUPERBLOCK_FILE, SUPERBLOCK_MAGIC, Superblock, TEMP_SUFFIX, WAL_FILE,
     io,
 };
 use crate::keys::KEYS_FILE;
+use crate::wal::Wal;
 use dyngraph_core::Result;
 use std::path::Path;
 
