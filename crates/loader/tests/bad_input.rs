@@ -432,3 +432,37 @@ fn every_corpus_file_is_tested() {
         );
     }
 }
+
+/// A line past the 1 MiB bound deep in a regular file (not the first line,
+/// not a stream) is refused at its own line, whatever block it starts in
+/// and however many threads read it (issue 35: bounded input).
+#[test]
+fn an_overlong_line_deep_in_a_file_is_refused_at_its_line() {
+    let dir = std::env::temp_dir().join(format!("dyngraph-overlong-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("overlong.el");
+    let mut text = "3 4\n".repeat(5_000);
+    text.push_str("1 ");
+    text.push_str(&"7".repeat(2 << 20));
+    text.push('\n');
+    text.push_str(&"5 6\n".repeat(100));
+    std::fs::write(&path, text).unwrap();
+    for threads in [1, 2] {
+        for block_size in [1 << 20, 64 << 10] {
+            let options = LoadOptions::default()
+                .threads(threads)
+                .block_size(block_size);
+            let error = load_edge_stream(&path, &options).expect_err("an overlong line");
+            let Error::Parse { location, kind } = &error else {
+                panic!("{error}");
+            };
+            assert!(
+                matches!(kind, ParseErrorKind::LineTooLong { .. }),
+                "{threads} threads, {block_size} B blocks: {error}"
+            );
+            assert_eq!(location.line, 5_001, "{error}");
+            assert!(error.to_string().contains("overlong.el:5001:"), "{error}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
