@@ -2,10 +2,12 @@
 //!
 //! A large layout's slots are hundreds of megabytes, written at scattered
 //! runs by every batch: with 4 KiB pages nearly each of those writes also
-//! misses the TLB. This system leaves huge pages to `madvise`, so a fresh
-//! slot array asks for them before its first touch (as `dyngraph-core`'s
-//! `Csr` copies do for theirs). Kronecker 20 batches of 10^4-10^5 edges,
-//! one thread: with in-edges 25-35 % faster, out-edges alone up to 10 %.
+//! misses the TLB. This system leaves huge pages to `madvise`, so a slot
+//! array laid out in bulk asks for them before its first touch (as
+//! `dyngraph-core`'s `Csr` copies do for theirs). Kronecker 20 batches of
+//! 10^4-10^5 edges, one thread: with in-edges 25-35 % faster, out-edges
+//! alone up to 10 %. A rebuild inside a batch does not ask: faulting huge
+//! pages in on fragmented memory stalled the batch (`rebuild_with`).
 
 /// Arrays smaller than this are left alone: they hold at most one whole
 /// huge page.
