@@ -1,5 +1,5 @@
-//! The distributed replay over every distributable store of the contract
-//! (`CsrRebuild`, `Vcsr`, `CsrPP`), in threads and in processes, against
+//! The distributed replay over every distributable store of the registry
+//! (`StoreKind::distributable`), in threads and in processes, against
 //! the single-machine engine: the same counts and the same kernel results
 //! whatever the store.
 //!
@@ -13,14 +13,12 @@ mod common;
 
 use common::nodes::*;
 use common::*;
-use dyngraph_core::CsrRebuild;
 use dyngraph_core::{DynamicStore, Semantics, StoreOptions};
-use dyngraph_csrpp::CsrPP;
-use dyngraph_dist::{Cluster, DistInput, DistOptions, DistReport, replay};
+use dyngraph_dist::{Cluster, DistInput, DistOptions, DistReport, replay_with};
 use dyngraph_kernels::KernelName;
 use dyngraph_loader::LoadOptions;
 use dyngraph_replay::{ReplayOptions, Window};
-use dyngraph_vcsr::Vcsr;
+use dyngraph_stores::{StoreKind, StoreSettings, StoreVisitor};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -29,7 +27,11 @@ use std::time::Duration;
 /// `store semantics hostfile process marker [throttle_ms]`.
 const CHILD: &str = "DYNGRAPH_DIST_STORES_CHILD";
 
-const STORES: [&str; 3] = ["csr-rebuild", "vcsr", "csrpp"];
+/// Every store the registry runs distributed: a store added to it is
+/// tested here without an edit.
+fn stores() -> Vec<StoreKind> {
+    StoreKind::distributable().collect()
+}
 
 const KERNELS: [KernelName; 4] = [
     KernelName::PageRank,
@@ -57,18 +59,29 @@ fn workload(semantics: Semantics) -> DistOptions {
     }
 }
 
+/// Runs the distributed replay on the store `kind` names, with the
+/// options the registry builds for it.
 fn run_store(
-    store: &str,
+    kind: StoreKind,
     cluster: &Cluster,
     options: DistOptions,
 ) -> dyngraph_core::Result<Option<DistReport>> {
-    let input = DistInput::File(college_msg());
-    match store {
-        "csr-rebuild" => replay::<CsrRebuild>(cluster, input, options),
-        "vcsr" => replay::<Vcsr>(cluster, input, options),
-        "csrpp" => replay::<CsrPP>(cluster, input, options),
-        other => panic!("unknown store {other}"),
+    struct Run<'a> {
+        cluster: &'a Cluster,
+        options: DistOptions,
     }
+    impl StoreVisitor for Run<'_> {
+        type Output = dyngraph_core::Result<Option<DistReport>>;
+        fn visit<S: DynamicStore + 'static>(self, store: S::Options) -> Self::Output
+        where
+            S::Options: Send + Sync,
+        {
+            let input = DistInput::File(college_msg());
+            replay_with::<S>(self.cluster, input, self.options, store)
+        }
+    }
+    let shared = options.store;
+    kind.visit(&StoreSettings::default(), shared, Run { cluster, options })
 }
 
 /// Checks a report against the single machine's replay of the same
@@ -92,41 +105,17 @@ fn check_report(report: &DistReport, options: &DistOptions, what: &str) {
     assert_outputs(&report.outputs, &single, what, false);
 }
 
-fn check_threads<S: DynamicStore + 'static>(semantics: Semantics)
-where
-    S::Options: Send + Sync,
-{
-    let options = workload(semantics);
-    let report = replay::<S>(
-        &Cluster::threads(3),
-        DistInput::File(college_msg()),
-        options.clone(),
-    )
-    .expect("distributed replay")
-    .expect("worker 0 is here");
-    check_report(
-        &report,
-        &options,
-        &format!("{} under {semantics:?}", S::NAME),
-    );
-}
-
 #[test]
-fn vcsr_partitions_equal_one_machine() {
-    check_threads::<Vcsr>(Semantics::Multigraph);
-    check_threads::<Vcsr>(Semantics::Simple);
-}
-
-#[test]
-fn csrpp_partitions_equal_one_machine() {
-    check_threads::<CsrPP>(Semantics::Multigraph);
-    check_threads::<CsrPP>(Semantics::Simple);
-}
-
-#[test]
-fn csr_rebuild_partitions_equal_one_machine() {
-    check_threads::<CsrRebuild>(Semantics::Multigraph);
-    check_threads::<CsrRebuild>(Semantics::Simple);
+fn every_distributable_store_s_partitions_equal_one_machine() {
+    for kind in stores() {
+        for semantics in [Semantics::Multigraph, Semantics::Simple] {
+            let options = workload(semantics);
+            let report = run_store(kind, &Cluster::threads(3), options.clone())
+                .expect("distributed replay")
+                .expect("worker 0 is here");
+            check_report(&report, &options, &format!("{kind} under {semantics:?}"));
+        }
+    }
 }
 
 /// One process of a cluster, when started by a test below (see [`CHILD`]);
@@ -139,6 +128,7 @@ fn cluster_process() {
     let fields: Vec<&str> = spec.split(' ').collect();
     let (store, semantics, hostfile, process, marker) =
         (fields[0], fields[1], fields[2], fields[3], fields[4]);
+    let store: StoreKind = store.parse().expect("a store of the registry");
     let semantics = match semantics {
         "simple" => Semantics::Simple,
         _ => Semantics::Multigraph,
@@ -170,7 +160,7 @@ fn cluster_process() {
 fn start_cluster(
     dir: &Path,
     processes: usize,
-    store: &str,
+    store: StoreKind,
     semantics: &str,
     throttle: Option<u64>,
 ) -> Children {
@@ -201,16 +191,16 @@ fn start_cluster(
 
 #[test]
 fn real_stores_in_processes_equal_one_machine() {
-    let runs: Vec<(Scratch, Children)> = STORES
-        .iter()
-        .zip(["multigraph", "simple", "simple"])
+    let runs: Vec<(Scratch, Children)> = stores()
+        .into_iter()
+        .zip(["multigraph", "simple"].into_iter().cycle())
         .map(|(store, semantics)| {
             let scratch = Scratch::new(&format!("stores-{store}"));
             let children = start_cluster(scratch.path(), 2, store, semantics, None);
             (scratch, children)
         })
         .collect();
-    for ((scratch, mut children), store) in runs.into_iter().zip(STORES) {
+    for ((scratch, mut children), store) in runs.into_iter().zip(stores()) {
         let codes = children.wait_all(Duration::from_secs(120));
         assert_eq!(
             codes,
@@ -228,8 +218,8 @@ fn real_stores_in_processes_equal_one_machine() {
 
 #[test]
 fn a_killed_process_ends_the_others_on_every_real_store() {
-    let runs: Vec<(Scratch, Children)> = STORES
-        .iter()
+    let runs: Vec<(Scratch, Children)> = stores()
+        .into_iter()
         .map(|store| {
             let scratch = Scratch::new(&format!("kill-{store}"));
             let children = start_cluster(scratch.path(), 3, store, "multigraph", Some(50));
@@ -238,7 +228,7 @@ fn a_killed_process_ends_the_others_on_every_real_store() {
         .collect();
     std::thread::sleep(Duration::from_millis(3000));
     let mut runs = runs;
-    for ((_, children), store) in runs.iter_mut().zip(STORES) {
+    for ((_, children), store) in runs.iter_mut().zip(stores()) {
         assert!(
             children.children[2].try_wait().unwrap().is_none(),
             "{store}: process 2 ended before the kill:\n{}",
@@ -246,7 +236,7 @@ fn a_killed_process_ends_the_others_on_every_real_store() {
         );
         children.children[2].kill().unwrap();
     }
-    for ((_, children), store) in runs.iter_mut().zip(STORES) {
+    for ((_, children), store) in runs.iter_mut().zip(stores()) {
         let ended = children.wait_for(&[0, 1], Duration::from_secs(30));
         for (process, (code, took)) in ended.into_iter().enumerate() {
             let stderr = children.stderr_of(process);
