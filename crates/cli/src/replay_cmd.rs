@@ -102,7 +102,9 @@ pub(crate) struct ReplayArgs {
     simple: bool,
 
     /// Keep in-edges: `auto` when a requested kernel uses them (pr, bfs,
-    /// cc), or always `on` / never `off`.
+    /// cc) and always for a new kept durable store (`--dir`: its layout
+    /// is fixed at creation, and a later day's kernel may pull), following
+    /// the kept store on `--append`; or always `on` / never `off`.
     #[arg(long, value_enum, default_value = "auto")]
     in_edges: Choice,
 
