@@ -161,6 +161,33 @@ impl<S: Graph> Keyed<S> {
         self.ids.vertex_of(key)
     }
 
+    /// The vertex pairs of `edges` given by key, in order, leaving out a
+    /// pair with a key the graph lacks: what a kernel maintained across
+    /// batches (`dyngraph-incremental`'s `Maintained::record_batch`) is
+    /// told, after [`Keyed::insert_edges`] (every key then has a vertex)
+    /// or before [`Keyed::delete_edges`] (unknown pairs delete nothing).
+    ///
+    /// ```
+    /// use dyngraph_core::{CsrRebuild, Edge, IdKind, Keyed, StoreOptions};
+    /// let mut graph: Keyed<CsrRebuild> = Keyed::with_kind(IdKind::Strings, StoreOptions::default())?;
+    /// let batch = [("alice", "bob"), ("bob", "carol")];
+    /// graph.insert_edges(&batch)?;
+    /// assert_eq!(graph.edges_of(&batch), [Edge::new(0, 1), Edge::new(1, 2)]);
+    /// assert_eq!(graph.edges_of(&[("alice", "zoe")]), []);
+    /// # Ok::<(), dyngraph_core::Error>(())
+    /// ```
+    pub fn edges_of<K: IdKey>(&self, edges: &[(K, K)]) -> Vec<Edge> {
+        edges
+            .iter()
+            .filter_map(|(src, dst)| {
+                Some(Edge::new(
+                    self.ids.vertex_of(src)?,
+                    self.ids.vertex_of(dst)?,
+                ))
+            })
+            .collect()
+    }
+
     /// A per-vertex result (`values[v]` for vertex `v`: PageRank scores,
     /// BFS depths, component labels, ...) read by key. A result computed
     /// before later keys arrived still reads right: keys keep their
