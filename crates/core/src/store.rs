@@ -194,6 +194,39 @@ macro_rules! store_config {
     };
 }
 
+/// Writes a builder-style setter for each named field of a store's
+/// options: `pub fn field(mut self, field: Type) -> Self`, documented as
+/// setting that field (whose own doc says what it does). Setters that do
+/// more than assign (`dir(impl Into<PathBuf>)`) are written by hand.
+///
+/// ```
+/// #[derive(Clone, Debug, Default)]
+/// pub struct MyOptions {
+///     /// Vertices per segment.
+///     pub fanout: usize,
+///     /// Whether to compress.
+///     pub compress: bool,
+/// }
+/// dyngraph_core::setters!(MyOptions { fanout: usize, compress: bool });
+///
+/// let options = MyOptions::default().fanout(8).compress(true);
+/// assert!(options.fanout == 8 && options.compress);
+/// ```
+#[macro_export]
+macro_rules! setters {
+    ($options:ident { $($field:ident: $ty:ty),* $(,)? }) => {
+        impl $options {
+            $(
+                #[doc = concat!("Sets [`", stringify!($options), "::", stringify!($field), "`].")]
+                pub fn $field(mut self, $field: $ty) -> Self {
+                    self.$field = $field;
+                    self
+                }
+            )*
+        }
+    };
+}
+
 /// The stores whose only options are the shared ones (`Pcsr`, `Bal`,
 /// `CsrRebuild`).
 impl StoreConfig for StoreOptions {

@@ -157,55 +157,18 @@ impl From<StoreOptions> for CsrPPOptions {
 
 dyngraph_core::store_config!(CsrPPOptions, store);
 
+dyngraph_core::setters!(CsrPPOptions {
+    segment_size: usize,
+    delete_mode: DeleteMode,
+    allocator: AllocatorKind,
+    external_keys: bool,
+    slab_headroom: bool,
+    segment_repack: bool,
+    group_inserts_above: usize,
+    defragment_after: Option<u32>,
+});
+
 impl CsrPPOptions {
-    /// Sets [`CsrPPOptions::segment_size`].
-    pub fn segment_size(mut self, segment_size: usize) -> Self {
-        self.segment_size = segment_size;
-        self
-    }
-
-    /// Sets [`CsrPPOptions::delete_mode`].
-    pub fn delete_mode(mut self, delete_mode: DeleteMode) -> Self {
-        self.delete_mode = delete_mode;
-        self
-    }
-
-    /// Sets [`CsrPPOptions::allocator`].
-    pub fn allocator(mut self, allocator: AllocatorKind) -> Self {
-        self.allocator = allocator;
-        self
-    }
-
-    /// Sets [`CsrPPOptions::external_keys`].
-    pub fn external_keys(mut self, external_keys: bool) -> Self {
-        self.external_keys = external_keys;
-        self
-    }
-
-    /// Sets [`CsrPPOptions::slab_headroom`].
-    pub fn slab_headroom(mut self, slab_headroom: bool) -> Self {
-        self.slab_headroom = slab_headroom;
-        self
-    }
-
-    /// Sets [`CsrPPOptions::segment_repack`].
-    pub fn segment_repack(mut self, segment_repack: bool) -> Self {
-        self.segment_repack = segment_repack;
-        self
-    }
-
-    /// Sets [`CsrPPOptions::group_inserts_above`].
-    pub fn group_inserts_above(mut self, edges: usize) -> Self {
-        self.group_inserts_above = edges;
-        self
-    }
-
-    /// Sets [`CsrPPOptions::defragment_after`].
-    pub fn defragment_after(mut self, percent: Option<u32>) -> Self {
-        self.defragment_after = percent;
-        self
-    }
-
     pub(crate) fn validate(&self) -> Result<()> {
         if !self.segment_size.is_power_of_two() || self.segment_size > 1 << 20 {
             return Err(Error::InvalidArgument(format!(

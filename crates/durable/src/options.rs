@@ -261,6 +261,23 @@ impl From<StoreOptions> for DurableOptions {
 
 dyngraph_core::store_config!(DurableOptions, store);
 
+dyngraph_core::setters!(DurableOptions {
+    store: StoreOptions,
+    append: bool,
+    keys: Option<Arc<IdMap>>,
+    sync: SyncPolicy,
+    edge_log: bool,
+    vertices_per_section: u32,
+    log_region_bytes: u32,
+    initial_capacity: u64,
+    max_undo_bytes: u64,
+    checkpoint_bytes: u64,
+    max_changed_bytes: u64,
+    checkpoint_array_divisor: u64,
+    verify_on_open: bool,
+    space_limit: Option<u64>,
+});
+
 impl DurableOptions {
     /// Options for a store in `dir`.
     pub fn in_dir(dir: impl Into<PathBuf>) -> Self {
@@ -270,93 +287,9 @@ impl DurableOptions {
         }
     }
 
-    /// Sets [`DurableOptions::store`].
-    pub fn store(mut self, store: StoreOptions) -> Self {
-        self.store = store;
-        self
-    }
-
     /// Sets [`DurableOptions::dir`].
     pub fn dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.dir = Some(dir.into());
-        self
-    }
-
-    /// Sets [`DurableOptions::append`].
-    pub fn append(mut self, on: bool) -> Self {
-        self.append = on;
-        self
-    }
-
-    /// Sets [`DurableOptions::keys`].
-    pub fn keys(mut self, keys: Option<Arc<IdMap>>) -> Self {
-        self.keys = keys;
-        self
-    }
-
-    /// Sets [`DurableOptions::sync`].
-    pub fn sync(mut self, sync: SyncPolicy) -> Self {
-        self.sync = sync;
-        self
-    }
-
-    /// Sets [`DurableOptions::edge_log`].
-    pub fn edge_log(mut self, on: bool) -> Self {
-        self.edge_log = on;
-        self
-    }
-
-    /// Sets [`DurableOptions::vertices_per_section`].
-    pub fn vertices_per_section(mut self, vertices: u32) -> Self {
-        self.vertices_per_section = vertices;
-        self
-    }
-
-    /// Sets [`DurableOptions::log_region_bytes`].
-    pub fn log_region_bytes(mut self, bytes: u32) -> Self {
-        self.log_region_bytes = bytes;
-        self
-    }
-
-    /// Sets [`DurableOptions::initial_capacity`].
-    pub fn initial_capacity(mut self, slots: u64) -> Self {
-        self.initial_capacity = slots;
-        self
-    }
-
-    /// Sets [`DurableOptions::max_undo_bytes`].
-    pub fn max_undo_bytes(mut self, bytes: u64) -> Self {
-        self.max_undo_bytes = bytes;
-        self
-    }
-
-    /// Sets [`DurableOptions::checkpoint_bytes`].
-    pub fn checkpoint_bytes(mut self, bytes: u64) -> Self {
-        self.checkpoint_bytes = bytes;
-        self
-    }
-
-    /// Sets [`DurableOptions::max_changed_bytes`].
-    pub fn max_changed_bytes(mut self, bytes: u64) -> Self {
-        self.max_changed_bytes = bytes;
-        self
-    }
-
-    /// Sets [`DurableOptions::checkpoint_array_divisor`].
-    pub fn checkpoint_array_divisor(mut self, divisor: u64) -> Self {
-        self.checkpoint_array_divisor = divisor;
-        self
-    }
-
-    /// Sets [`DurableOptions::verify_on_open`].
-    pub fn verify_on_open(mut self, on: bool) -> Self {
-        self.verify_on_open = on;
-        self
-    }
-
-    /// Sets [`DurableOptions::space_limit`].
-    pub fn space_limit(mut self, bytes: Option<u64>) -> Self {
-        self.space_limit = bytes;
         self
     }
 

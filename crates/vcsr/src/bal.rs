@@ -10,7 +10,7 @@ use crate::batch::{add_vertices_end, batch_vertex_count, insert_each};
 use crate::cow_registry::CowRegistry;
 use dyngraph_core::{
     Capability, EdgeSource, EdgeWeights, Error, Graph, GraphStore, GraphUpdate, InEdges,
-    InNeighbors, OutNeighbors, Result, Semantics, StoreOptions, UpdateReport, VertexId, Weight,
+    InNeighbors, Result, Semantics, StoreOptions, UpdateReport, VertexId, Weight,
     WeightedNeighbors, check_limit,
 };
 use std::ops::Range;
@@ -523,36 +523,6 @@ impl Bal {
     }
 }
 
-impl Graph for Bal {
-    #[inline]
-    fn vertex_count(&self) -> usize {
-        self.out.head.len()
-    }
-
-    #[inline]
-    fn edge_count(&self) -> u64 {
-        self.edge_count
-    }
-
-    fn semantics(&self) -> Semantics {
-        self.semantics
-    }
-}
-
-impl OutNeighbors for Bal {
-    type OutIter<'a> = BalNeighbors<'a>;
-
-    #[inline]
-    fn out_degree(&self, v: VertexId) -> u64 {
-        u64::from(crate::vcsr::degree_or_zero(&self.out.degree, v))
-    }
-
-    #[inline]
-    fn out_neighbors(&self, v: VertexId) -> BalNeighbors<'_> {
-        self.out.neighbors(v)
-    }
-}
-
 impl InEdges for Bal {
     type InHandle<'a> = BalInEdges<'a>;
 
@@ -639,7 +609,7 @@ impl GraphUpdate for Bal {
     }
 }
 
-crate::cow_registry::cow_store!(Bal);
+crate::cow_registry::cow_store!(Bal, BalNeighbors, |graph, v| graph.out.neighbors(v));
 
 impl GraphStore for Bal {
     const NAME: &'static str = "Bal";

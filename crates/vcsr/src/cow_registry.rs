@@ -26,13 +26,46 @@ impl Deref for CowRegistry {
     }
 }
 
-/// The scaffolding `Pcsr` and `Bal` share, written once: `FromEdges` (an
-/// empty store sized for the source's vertex bound, then the edges inserted
-/// as one batch) and `Snapshots` by copy-before-write through the store's
-/// `snapshots` registry. The store provides `new(StoreOptions)` and
-/// `grow(vertex_count)`.
+/// The scaffolding `Pcsr` and `Bal` share, written once: `Graph` and
+/// `OutNeighbors` (sizes from the out-edges' degree array, the
+/// `edge_count` and `semantics` fields; the neighbours by the expression
+/// given), `FromEdges` (an empty store sized for the source's vertex bound,
+/// then the edges inserted as one batch) and `Snapshots` by
+/// copy-before-write through the store's `snapshots` registry. The store
+/// provides `new(StoreOptions)` and `grow(vertex_count)`.
 macro_rules! cow_store {
-    ($store:ident) => {
+    ($store:ident, $neighbors:ident, |$graph:ident, $v:ident| $walk:expr) => {
+        impl dyngraph_core::Graph for $store {
+            #[inline]
+            fn vertex_count(&self) -> usize {
+                self.out.degree.len()
+            }
+
+            #[inline]
+            fn edge_count(&self) -> u64 {
+                self.edge_count
+            }
+
+            fn semantics(&self) -> dyngraph_core::Semantics {
+                self.semantics
+            }
+        }
+
+        impl dyngraph_core::OutNeighbors for $store {
+            type OutIter<'a> = $neighbors<'a>;
+
+            #[inline]
+            fn out_degree(&self, v: dyngraph_core::VertexId) -> u64 {
+                u64::from(crate::vcsr::degree_or_zero(&self.out.degree, v))
+            }
+
+            #[inline]
+            fn out_neighbors(&self, $v: dyngraph_core::VertexId) -> $neighbors<'_> {
+                let $graph = self;
+                $walk
+            }
+        }
+
         impl dyngraph_core::FromEdges for $store {
             type Options = dyngraph_core::StoreOptions;
 

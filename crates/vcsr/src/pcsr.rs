@@ -4,8 +4,8 @@ use crate::batch::{add_vertices_end, batch_vertex_count, insert_each};
 use crate::cow_registry::CowRegistry;
 use dyngraph_core::{
     Capability, EdgeSource, EdgeWeights, Error, Graph, GraphStore, GraphUpdate, InEdges,
-    InNeighbors, MaintenanceStats, OutNeighbors, Result, Semantics, StoreOptions, UpdateReport,
-    VertexId, Weight, WeightedNeighbors, check_limit,
+    InNeighbors, MaintenanceStats, Result, Semantics, StoreOptions, UpdateReport, VertexId, Weight,
+    WeightedNeighbors, check_limit,
 };
 use dyngraph_pma::{PackedSet, PmaStats};
 use std::ops::Range;
@@ -550,36 +550,6 @@ impl<'a> WeightedNeighbors for PcsrWeights<'a> {
     }
 }
 
-impl Graph for Pcsr {
-    #[inline]
-    fn vertex_count(&self) -> usize {
-        self.out.degree.len()
-    }
-
-    #[inline]
-    fn edge_count(&self) -> u64 {
-        self.edge_count
-    }
-
-    fn semantics(&self) -> Semantics {
-        self.semantics
-    }
-}
-
-impl OutNeighbors for Pcsr {
-    type OutIter<'a> = PcsrNeighbors<'a>;
-
-    #[inline]
-    fn out_degree(&self, v: VertexId) -> u64 {
-        u64::from(crate::vcsr::degree_or_zero(&self.out.degree, v))
-    }
-
-    #[inline]
-    fn out_neighbors(&self, v: VertexId) -> PcsrNeighbors<'_> {
-        PcsrNeighbors(self.out.checked_edges(v))
-    }
-}
-
 impl InEdges for Pcsr {
     type InHandle<'a> = PcsrInEdges<'a>;
 
@@ -664,7 +634,9 @@ impl GraphUpdate for Pcsr {
     }
 }
 
-crate::cow_registry::cow_store!(Pcsr);
+crate::cow_registry::cow_store!(Pcsr, PcsrNeighbors, |graph, v| PcsrNeighbors(
+    graph.out.checked_edges(v)
+));
 
 impl GraphStore for Pcsr {
     const NAME: &'static str = "Pcsr";
