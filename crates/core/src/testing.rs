@@ -385,13 +385,27 @@ pub fn check_contract<S: DynamicStore>(
     base: &[WeightedEdge],
     ops: &[Op],
 ) -> Result<(), String> {
+    check_contract_with::<S>(S::Options::from_shared(options), base, ops, |_, _| Ok(()))
+}
+
+/// [`check_contract`] with the store's own options (a batch path, a gap
+/// policy), and `also` run on the store and the model after every step:
+/// a store's own invariants, or an order its reads promise.
+///
+/// Returns the first difference found.
+pub fn check_contract_with<S: DynamicStore>(
+    store_options: S::Options,
+    base: &[WeightedEdge],
+    ops: &[Op],
+    mut also: impl FnMut(&S, &ReferenceGraph) -> Result<(), String>,
+) -> Result<(), String> {
+    let options = *store_options.shared();
     let fail = |context: &str, e: Error| format!("{context}: {e}");
     let mut model = ReferenceGraph::new(options.semantics);
     let base_report = model
         .insert_edges(base)
         .map_err(|e| fail("model base", e))?;
-    let mut store =
-        S::from_edges(base, S::Options::from_shared(options)).map_err(|e| fail("from_edges", e))?;
+    let mut store = S::from_edges(base, store_options).map_err(|e| fail("from_edges", e))?;
     store
         .end_batch()
         .map_err(|e| fail("end_batch after from_edges", e))?;
@@ -471,6 +485,7 @@ pub fn check_contract<S: DynamicStore>(
         // work per batch, like a rebuild-per-batch baseline, do it here).
         store.end_batch().map_err(|e| fail(&context, e))?;
         compare_with_model(&store, &model).map_err(|e| format!("{context}: {e}"))?;
+        also(&store, &model).map_err(|e| format!("{context}: {e}"))?;
         for (index, (snapshot, then)) in snapshots.iter().enumerate() {
             let view = store
                 .view(snapshot)
@@ -518,6 +533,73 @@ pub fn check_contract<S: DynamicStore>(
         }
     }
     Ok(())
+}
+
+/// The edges a graph shows, per vertex: out (with weights, `1.0` when it
+/// keeps none) in the store's order, and in, sorted.
+pub type Lists = Vec<(Vec<(VertexId, Weight)>, Vec<VertexId>)>;
+
+/// [`Lists`] of `graph`.
+pub fn lists<G: ReadGraph>(graph: &G) -> Lists {
+    let incoming = graph.in_edges().ok();
+    let weights = graph.edge_weights().ok();
+    (0..graph.vertex_count() as VertexId)
+        .map(|v| {
+            let out = match weights {
+                Some(w) => w.out_neighbors_weighted(v).collect(),
+                None => graph.out_neighbors(v).map(|d| (d, 1.0)).collect(),
+            };
+            let mut ins: Vec<VertexId> =
+                incoming.map_or(Vec::new(), |i| i.in_neighbors(v).collect());
+            ins.sort_unstable();
+            (out, ins)
+        })
+        .collect()
+}
+
+/// Snapshots taken before a batch read the same after it: a store built
+/// from 3,000 edges takes a batch of 20,000 that adds vertices, then the
+/// deletes of half its base edges, then a small batch into lists holding
+/// tombstones, with a snapshot before each; at the end every snapshot's
+/// view shows the lists it showed when it was taken. Returns the store, for
+/// the caller's own checks of what the snapshots kept.
+pub fn check_snapshots_across_batches<S: DynamicStore>(options: S::Options) -> Result<S, String> {
+    let base = fixed_weighted_edges(3_000, 300, 3);
+    let mut graph = S::from_edges(&base[..], options).map_err(|e| e.to_string())?;
+    let mut taken = Vec::new();
+    let mut take = |graph: &S, name: &'static str| -> Result<(), String> {
+        let snapshot = graph.snapshot();
+        let seen = lists(&graph.view(&snapshot).map_err(|e| e.to_string())?);
+        taken.push((snapshot, seen, name));
+        Ok(())
+    };
+    take(&graph, "before the first batch")?;
+    graph
+        .insert_edges(&fixed_weighted_edges(20_000, 350, 4)[..])
+        .map_err(|e| e.to_string())?;
+    take(&graph, "before the deletes")?;
+    let deletes: Vec<Edge> = base
+        .iter()
+        .step_by(2)
+        .map(|e| Edge::new(e.src, e.dst))
+        .collect();
+    let removed = graph
+        .delete_edges(&deletes[..])
+        .map_err(|e| e.to_string())?;
+    if removed.edges_removed == 0 {
+        return Err("the deletes of base edges removed nothing".into());
+    }
+    take(&graph, "before the last batch")?;
+    graph
+        .insert_edges(&fixed_weighted_edges(500, 300, 5)[..])
+        .map_err(|e| e.to_string())?;
+    for (snapshot, seen, name) in &taken {
+        let now = lists(&graph.view(snapshot).map_err(|e| e.to_string())?);
+        if &now != seen {
+            return Err(format!("the snapshot taken {name} reads differently"));
+        }
+    }
+    Ok(graph)
 }
 
 /// A clone is a copy, not a view: a store is built from `base` and

@@ -11,11 +11,12 @@ mod common;
 
 use common::check_invariants;
 use dyngraph_core::testing::{
-    Op, ReferenceGraph, compare_with_model, fixed_weighted_edges, ops, weighted_edges,
+    Op, ReferenceGraph, check_contract_with, check_snapshots_across_batches, compare_with_model,
+    fixed_weighted_edges, ops, weighted_edges,
 };
 use dyngraph_core::{
     Edge, EdgeWeights, FromEdges, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors,
-    Semantics, Snapshots, StoreConfig, VertexId, WeightedEdge, WeightedNeighbors,
+    Semantics, StoreConfig, VertexId, WeightedEdge, WeightedNeighbors,
 };
 use dyngraph_csrpp::{CsrPP, CsrPPOptions, DeleteMode};
 use proptest::prelude::*;
@@ -206,149 +207,50 @@ fn mixed_batches_of_inserts_and_deletes_keep_the_model() {
     }
 }
 
-/// The edges a view shows, per vertex, out (with weights when kept) and in.
-type Lists = Vec<(Vec<(VertexId, f32)>, Vec<VertexId>)>;
-
-fn lists<G: OutNeighbors + InEdges + EdgeWeights>(graph: &G) -> Lists {
-    let incoming = graph.in_edges().ok();
-    let weights = graph.edge_weights().ok();
-    (0..graph.vertex_count() as VertexId)
-        .map(|v| {
-            let out = match weights {
-                Some(w) => w.out_neighbors_weighted(v).collect(),
-                None => graph.out_neighbors(v).map(|d| (d, 1.0)).collect(),
-            };
-            let ins = incoming.map_or(Vec::new(), |i| i.in_neighbors(v).collect());
-            (out, ins)
-        })
-        .collect()
-}
-
 #[test]
 fn snapshots_taken_before_a_batch_read_the_same_after_it() {
     for threads in [1, 2] {
         for options in every_option() {
             in_pool(threads, || {
-                let base = fixed_weighted_edges(3_000, 300, 3);
-                let mut graph = CsrPP::from_edges(&base, options.clone()).unwrap();
-                let first = graph.snapshot();
-                let first_lists = lists(&graph.view(&first).unwrap());
-                // A batch that adds vertices, then deletes of base edges,
-                // then a small batch into lists holding tombstones.
-                graph
-                    .insert_edges(&fixed_weighted_edges(20_000, 350, 4))
-                    .unwrap();
-                let second = graph.snapshot();
-                let second_lists = lists(&graph.view(&second).unwrap());
-                let deletes: Vec<Edge> = base
-                    .iter()
-                    .step_by(2)
-                    .map(|e| Edge::new(e.src, e.dst))
-                    .collect();
-                assert!(graph.delete_edges(&deletes).unwrap().edges_removed > 0);
-                let third = graph.snapshot();
-                let third_lists = lists(&graph.view(&third).unwrap());
-                graph
-                    .insert_edges(&fixed_weighted_edges(500, 300, 5))
-                    .unwrap();
-                for (snapshot, expected, name) in [
-                    (&first, &first_lists, "before the first batch"),
-                    (&second, &second_lists, "before the deletes"),
-                    (&third, &third_lists, "before the last batch"),
-                ] {
-                    assert_eq!(
-                        &lists(&graph.view(snapshot).unwrap()),
-                        expected,
-                        "{threads} threads, {options:?}: snapshot {name}"
-                    );
-                }
+                let graph = check_snapshots_across_batches::<CsrPP>(options.clone())
+                    .unwrap_or_else(|e| panic!("{threads} threads, {options:?}: {e}"));
                 check_invariants(&graph).unwrap();
             });
         }
     }
 }
 
-/// Applies the core contract's steps to a `CsrPP` whose every batch is
-/// grouped, and to the model, comparing after each step, snapshots and
-/// the order of the weights of equal edges included.
+/// The core contract's steps on a `CsrPP` whose every batch is grouped,
+/// against the model after each step (snapshots included), with the
+/// store's invariants and the order of the weights of equal edges.
 fn run_against_model(
     options: &CsrPPOptions,
     base: &[WeightedEdge],
     steps: &[Op],
 ) -> Result<(), TestCaseError> {
-    let mut model = ReferenceGraph::new(options.store.semantics);
-    model.insert_edges(base).unwrap();
-    let mut graph = CsrPP::from_edges(base, options.clone()).unwrap();
-    let mut snapshots = Vec::new();
-    for (step, op) in steps.iter().enumerate() {
-        match op {
-            Op::Insert(e) => {
-                prop_assert_eq!(
-                    graph.insert_weighted_edge(e.src, e.dst, e.weight).unwrap(),
-                    model.insert_weighted_edge(e.src, e.dst, e.weight).unwrap()
-                );
-            }
-            Op::Delete(e) => {
-                prop_assert_eq!(
-                    graph.delete_edge(e.src, e.dst).unwrap(),
-                    model.delete_edge(e.src, e.dst).unwrap()
-                );
-            }
-            Op::InsertBatch(batch) => {
-                prop_assert_eq!(
-                    graph.insert_edges(batch).unwrap(),
-                    model.insert_edges(batch).unwrap()
-                );
-            }
-            Op::InsertColumns(batch) => {
-                let src: Vec<VertexId> = batch.iter().map(|e| e.src).collect();
-                let dst: Vec<VertexId> = batch.iter().map(|e| e.dst).collect();
-                let columns = dyngraph_core::EdgeChunk::new(&src, &dst, None).unwrap();
-                prop_assert_eq!(
-                    graph.insert_edges(&columns).unwrap(),
-                    model.insert_edges(batch).unwrap()
-                );
-            }
-            Op::DeleteBatch(batch) => {
-                prop_assert_eq!(
-                    graph.delete_edges(batch).unwrap(),
-                    model.delete_edges(batch).unwrap()
-                );
-            }
-            Op::AddVertices(count) => {
-                prop_assert_eq!(
-                    graph.add_vertices(*count).unwrap(),
-                    model.add_vertices(*count).unwrap()
-                );
-            }
-            Op::Snapshot => snapshots.push((graph.snapshot(), model.clone())),
-            Op::DropSnapshot => {
-                if !snapshots.is_empty() {
-                    snapshots.remove(0);
-                }
+    let weighted = options.store.weighted;
+    check_contract_with::<CsrPP>(options.clone(), base, steps, |graph, model| {
+        check_invariants(graph)?;
+        if !weighted {
+            return Ok(());
+        }
+        // The model keeps arrival order; the store sorts by target,
+        // equal targets in arrival order (so their weights too).
+        let weights = graph.edge_weights().map_err(|e| e.to_string())?;
+        let model_weights = model.edge_weights().map_err(|e| e.to_string())?;
+        for v in 0..model.vertex_count() as VertexId {
+            let mut expected: Vec<_> = model_weights.out_neighbors_weighted(v).collect();
+            expected.sort_by_key(|slot| slot.0);
+            let got: Vec<_> = weights.out_neighbors_weighted(v).collect();
+            if got != expected {
+                return Err(format!(
+                    "the weights of {v} in order: {got:?}, expected {expected:?}"
+                ));
             }
         }
-        compare_with_model(&graph, &model)
-            .and_then(|()| check_invariants(&graph))
-            .map_err(|e| TestCaseError::fail(format!("step {step} ({op:?}): {e}")))?;
-        if options.store.weighted {
-            // The model keeps arrival order; the store sorts by target,
-            // equal targets in arrival order (so their weights too).
-            let weights = graph.edge_weights().unwrap();
-            let model_weights = model.edge_weights().unwrap();
-            for v in 0..model.vertex_count() as VertexId {
-                let mut expected: Vec<_> = model_weights.out_neighbors_weighted(v).collect();
-                expected.sort_by_key(|slot| slot.0);
-                let got: Vec<_> = weights.out_neighbors_weighted(v).collect();
-                prop_assert_eq!(got, expected, "step {}: weights of {} in order", step, v);
-            }
-        }
-        for (i, (snapshot, then)) in snapshots.iter().enumerate() {
-            compare_with_model(&graph.view(snapshot).unwrap(), then)
-                .map_err(|e| TestCaseError::fail(format!("step {step}: snapshot {i}: {e}")))?;
-        }
-    }
-    Ok(())
+        Ok(())
+    })
+    .map_err(TestCaseError::fail)
 }
 
 proptest! {

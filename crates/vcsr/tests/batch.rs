@@ -7,10 +7,13 @@
 //! path, however small.
 
 use dyngraph_core::testing::fixed_weighted_edges;
-use dyngraph_core::testing::{Op, ReferenceGraph, compare_with_model, ops, weighted_edges};
+use dyngraph_core::testing::{
+    Op, ReferenceGraph, check_contract_with, check_snapshots_across_batches, compare_with_model,
+    ops, weighted_edges,
+};
 use dyngraph_core::{
     Edge, EdgeWeights, FromEdges, Graph, GraphUpdate, InEdges, InNeighbors, OutNeighbors,
-    Semantics, Snapshots, StoreOptions, VertexId, WeightedEdge, WeightedNeighbors,
+    Semantics, StoreOptions, VertexId, WeightedEdge, WeightedNeighbors,
 };
 use dyngraph_vcsr::{BatchUpdates, Vcsr, VcsrOptions};
 use proptest::prelude::*;
@@ -196,64 +199,18 @@ fn merged_and_edge_by_edge_batches_agree_and_deletes_remove_the_oldest() {
     }
 }
 
-/// The edges a view shows, per vertex, out and in (sorted in-lists).
-type Lists = Vec<(Vec<VertexId>, Vec<VertexId>)>;
-
-fn lists<G: OutNeighbors + InEdges>(graph: &G) -> Lists {
-    let incoming = graph.in_edges().ok();
-    (0..graph.vertex_count() as VertexId)
-        .map(|v| {
-            let mut ins: Vec<VertexId> =
-                incoming.map_or(Vec::new(), |i| i.in_neighbors(v).collect());
-            ins.sort_unstable();
-            (graph.out_neighbors(v).collect(), ins)
-        })
-        .collect()
-}
-
 #[test]
 fn snapshots_taken_before_a_batch_read_the_same_after_it() {
     for options in every_option() {
-        let base = fixed_weighted_edges(3_000, 300, 3);
-        let mut graph = Vcsr::from_edges(&base, merged(options)).unwrap();
-        let first = graph.snapshot();
-        let first_lists = lists(&graph.view(&first).unwrap());
-        // A batch that grows the array and adds vertices, then deletes of
-        // base edges, then a batch that only merges windows.
-        graph
-            .insert_edges(&fixed_weighted_edges(20_000, 350, 4))
-            .unwrap();
-        let second = graph.snapshot();
-        let second_lists = lists(&graph.view(&second).unwrap());
-        let deletes: Vec<Edge> = base
-            .iter()
-            .step_by(2)
-            .map(|e| Edge::new(e.src, e.dst))
-            .collect();
-        assert!(graph.delete_edges(&deletes).unwrap().edges_removed > 0);
-        let third = graph.snapshot();
-        let third_lists = lists(&graph.view(&third).unwrap());
-        graph
-            .insert_edges(&fixed_weighted_edges(500, 300, 5))
-            .unwrap();
-        for (snapshot, expected, name) in [
-            (&first, &first_lists, "before the first batch"),
-            (&second, &second_lists, "before the deletes"),
-            (&third, &third_lists, "before the last batch"),
-        ] {
-            assert_eq!(
-                &lists(&graph.view(snapshot).unwrap()),
-                expected,
-                "{options:?}: snapshot {name}"
-            );
-        }
+        let mut graph = check_snapshots_across_batches::<Vcsr>(merged(options))
+            .unwrap_or_else(|e| panic!("{options:?}: {e}"));
         graph.validate().unwrap();
+        // The snapshots kept the deleted slots as tombstones; with none
+        // left, the next batches reclaim them.
         assert!(
             graph.stats().out_tombstones > 0,
             "snapshots keep the tombstones"
         );
-        drop((first, second, third));
-        // With no snapshot left, the next batches reclaim them.
         graph
             .insert_edges(&fixed_weighted_edges(60_000, 300, 6))
             .unwrap();
@@ -262,85 +219,24 @@ fn snapshots_taken_before_a_batch_read_the_same_after_it() {
     }
 }
 
-/// Applies the core contract's steps to a `Vcsr` whose every batch is
-/// merged, and to the model, comparing after each step, snapshots
-/// included.
+/// The core contract's steps on a `Vcsr` whose every batch is merged,
+/// against the model after each step (snapshots included), with the
+/// store's invariants and each list in arrival order.
 fn run_against_model(
     options: StoreOptions,
     base: &[WeightedEdge],
     steps: &[Op],
 ) -> Result<(), TestCaseError> {
-    let mut model = ReferenceGraph::new(options.semantics);
-    model.insert_edges(base).unwrap();
-    let mut graph = Vcsr::from_edges(base, merged(options)).unwrap();
-    let mut snapshots = Vec::new();
-    for (step, op) in steps.iter().enumerate() {
-        match op {
-            Op::Insert(e) => {
-                prop_assert_eq!(
-                    graph.insert_weighted_edge(e.src, e.dst, e.weight).unwrap(),
-                    model.insert_weighted_edge(e.src, e.dst, e.weight).unwrap()
-                );
-            }
-            Op::Delete(e) => {
-                prop_assert_eq!(
-                    graph.delete_edge(e.src, e.dst).unwrap(),
-                    model.delete_edge(e.src, e.dst).unwrap()
-                );
-            }
-            Op::InsertBatch(batch) => {
-                prop_assert_eq!(
-                    graph.insert_edges(batch).unwrap(),
-                    model.insert_edges(batch).unwrap()
-                );
-            }
-            Op::InsertColumns(batch) => {
-                let src: Vec<VertexId> = batch.iter().map(|e| e.src).collect();
-                let dst: Vec<VertexId> = batch.iter().map(|e| e.dst).collect();
-                let columns = dyngraph_core::EdgeChunk::new(&src, &dst, None).unwrap();
-                prop_assert_eq!(
-                    graph.insert_edges(&columns).unwrap(),
-                    model.insert_edges(batch).unwrap()
-                );
-            }
-            Op::DeleteBatch(batch) => {
-                prop_assert_eq!(
-                    graph.delete_edges(batch).unwrap(),
-                    model.delete_edges(batch).unwrap()
-                );
-            }
-            Op::AddVertices(count) => {
-                prop_assert_eq!(
-                    graph.add_vertices(*count).unwrap(),
-                    model.add_vertices(*count).unwrap()
-                );
-            }
-            Op::Snapshot => snapshots.push((graph.snapshot(), model.clone())),
-            Op::DropSnapshot => {
-                if !snapshots.is_empty() {
-                    snapshots.remove(0);
-                }
-            }
+    check_contract_with::<Vcsr>(merged(options), base, steps, |graph, model| {
+        graph.validate().map_err(|e| e.to_string())?;
+        match (0..model.vertex_count() as VertexId)
+            .find(|&v| !graph.out_neighbors(v).eq(model.out_neighbors(v)))
+        {
+            Some(v) => Err(format!("the order of {v}'s list")),
+            None => Ok(()),
         }
-        graph
-            .validate()
-            .map_err(|e| TestCaseError::fail(format!("step {step} ({op:?}): {e}")))?;
-        compare_with_model(&graph, &model)
-            .map_err(|e| TestCaseError::fail(format!("step {step} ({op:?}): {e}")))?;
-        for v in 0..model.vertex_count() as VertexId {
-            prop_assert!(
-                graph.out_neighbors(v).eq(model.out_neighbors(v)),
-                "step {}: order of {}",
-                step,
-                v
-            );
-        }
-        for (i, (snapshot, then)) in snapshots.iter().enumerate() {
-            compare_with_model(&graph.view(snapshot).unwrap(), then)
-                .map_err(|e| TestCaseError::fail(format!("step {step}: snapshot {i}: {e}")))?;
-        }
-    }
-    Ok(())
+    })
+    .map_err(TestCaseError::fail)
 }
 
 proptest! {
