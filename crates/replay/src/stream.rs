@@ -4,7 +4,7 @@
 use dyngraph_core::{
     EdgeChunk, EdgeSource, Error, IdMap, Result, Timestamp, VertexId, Weight, WeightedEdge,
 };
-use dyngraph_loader::{Column, EdgeStream, EdgeValues, Order};
+use dyngraph_loader::{Column, EdgeStream, Order};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -35,14 +35,9 @@ pub struct Stream {
 impl From<EdgeStream> for Stream {
     /// Takes the loader's columns over without copying them (mapped ones
     /// stay mapped).
-    fn from(mut stream: EdgeStream) -> Self {
-        let ids = stream.take_ids().map(Arc::new);
-        let (src, dst, values, _) = stream.into_columns();
-        let (timestamps, weights) = match values {
-            EdgeValues::None => (None, None),
-            EdgeValues::Weights(weights) => (None, Some(weights)),
-            EdgeValues::Timestamps(timestamps) => (Some(timestamps), None),
-        };
+    fn from(stream: EdgeStream) -> Self {
+        let ids = stream.shared_ids().cloned();
+        let (src, dst, weights, timestamps) = stream.into_columns();
         Stream {
             src,
             dst,
