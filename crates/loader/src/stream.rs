@@ -277,11 +277,14 @@ impl EdgeStream {
         }
     }
 
-    /// Whether the columns are read in place from a mapped binary
-    /// edge-stream file ([`crate::map_edge_stream`]) rather than held in
-    /// memory.
+    /// Whether every column (endpoints, weights, timestamps) is read in
+    /// place from a mapped binary edge-stream file
+    /// ([`crate::map_edge_stream`]) rather than held in memory.
     pub fn is_mapped(&self) -> bool {
         self.src.is_mapped()
+            && self.dst.is_mapped()
+            && self.weights.as_ref().is_none_or(Column::is_mapped)
+            && self.timestamps.as_ref().is_none_or(Column::is_mapped)
     }
 
     /// The original ids of the vertices, when the input's ids were sparse
@@ -536,21 +539,6 @@ impl EdgeStream {
         self.src.make_mut().push(src);
         self.dst.make_mut().push(dst);
         self.vertex_count = self.vertex_count.max(src.max(dst) as usize + 1);
-    }
-
-    /// Splits into `(src, dst, weights, timestamps)` as they are: the
-    /// columns of a mapped stream stay read in place from the map. The
-    /// vertex count and original ids are left out (read them first).
-    #[allow(clippy::type_complexity)]
-    pub fn into_columns(
-        self,
-    ) -> (
-        Column<VertexId>,
-        Column<VertexId>,
-        Option<Column<Weight>>,
-        Option<Column<Timestamp>>,
-    ) {
-        (self.src, self.dst, self.weights, self.timestamps)
     }
 
     /// The endpoints and weights as core's owned [`EdgeColumns`], for
