@@ -25,8 +25,8 @@ use dyngraph::core::{
     Csr, CsrOptions, DynamicStore, Graph, ReadGraph, Semantics, StoreOptions, VertexId,
 };
 use dyngraph::kernels::{KernelName, KernelOptions, run};
-use dyngraph::loader::{LoadOptions, load_edge_stream};
-use dyngraph::replay::{NoObserver, ReplayOptions, Stream, kernel_options, replay};
+use dyngraph::loader::{EdgeStream, LoadOptions, load_edge_stream};
+use dyngraph::replay::{NoObserver, ReplayOptions, kernel_options, replay};
 use dyngraph::stores::{StoreKind, StoreSettings, StoreVisitor};
 use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
@@ -40,8 +40,8 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn load(path: &str) -> Stream {
-    Stream::from(load_edge_stream(path, &LoadOptions::default()).expect("a readable graph file"))
+fn load(path: &str) -> EdgeStream {
+    load_edge_stream(path, &LoadOptions::default()).expect("a readable graph file")
 }
 
 fn pool(threads: usize) -> rayon::ThreadPool {
@@ -68,7 +68,7 @@ fn kernels(args: &[String]) {
     let threads: usize = args[1].parse().expect("threads");
     let reps: usize = args[2].parse().expect("reps");
     let stream = load(path);
-    let weighted = stream.weights.is_some();
+    let weighted = stream.weights().is_some();
     let csr = Csr::from_edges(
         &stream.chunk(0..stream.len(), weighted),
         CsrOptions::default().in_edges(true),
@@ -108,7 +108,7 @@ fn with_store(kind: &str, store: StoreOptions, work: impl StoreVisitor<Output = 
 }
 
 struct ReplayWork<'a> {
-    stream: &'a Stream,
+    stream: &'a EdgeStream,
     base: f64,
     store: StoreOptions,
     reps: usize,
@@ -182,7 +182,7 @@ impl StoreVisitor for ReplayWork<'_> {
                 let timer = Instant::now();
                 for i in base_len..len {
                     store
-                        .insert_edge(self.stream.src[i], self.stream.dst[i])
+                        .insert_edge(self.stream.src()[i], self.stream.dst()[i])
                         .expect("insert");
                 }
                 d.push(timer.elapsed().as_secs_f64());
@@ -209,7 +209,7 @@ impl StoreVisitor for ReplayWork<'_> {
 }
 
 /// Builds `S` as a replay with `--batch 1` does.
-fn replayed<S: DynamicStore>(stream: &Stream, options: S::Options) -> S {
+fn replayed<S: DynamicStore>(stream: &EdgeStream, options: S::Options) -> S {
     let options_replay = ReplayOptions {
         base_percent: 30.0,
         batch: 1,
@@ -227,7 +227,7 @@ fn replayed<S: DynamicStore>(stream: &Stream, options: S::Options) -> S {
 }
 
 struct ViewWork<'a> {
-    stream: &'a Stream,
+    stream: &'a EdgeStream,
     reps: usize,
     threads: usize,
 }
@@ -274,7 +274,7 @@ impl StoreVisitor for ViewWork<'_> {
 }
 
 struct OnceWork<'a> {
-    stream: &'a Stream,
+    stream: &'a EdgeStream,
     kernel: KernelOptions,
     threads: usize,
 }
@@ -303,7 +303,7 @@ fn main() {
             let weights = std::env::var("PROBE_WEIGHTS").map_or(true, |w| w != "off");
             let store = StoreOptions::new(Semantics::Multigraph)
                 .in_edges(rest[3] == "in")
-                .weighted(weights && stream.weights.is_some());
+                .weighted(weights && stream.weights().is_some());
             with_store(
                 &rest[2],
                 store,
@@ -319,7 +319,7 @@ fn main() {
             let stream = load(&rest[0]);
             let store = StoreOptions::new(Semantics::Multigraph)
                 .in_edges(true)
-                .weighted(stream.weights.is_some());
+                .weighted(stream.weights().is_some());
             with_store(
                 &rest[1],
                 store,
@@ -336,7 +336,7 @@ fn main() {
             let threads = rest.get(3).map_or(1, |t| t.parse().expect("threads"));
             let store = StoreOptions::new(Semantics::Multigraph)
                 .in_edges(true)
-                .weighted(stream.weights.is_some());
+                .weighted(stream.weights().is_some());
             if rest[1] == "csr" {
                 let csr = Csr::from_edges(
                     &stream.chunk(0..stream.len(), store.weighted),

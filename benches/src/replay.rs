@@ -9,8 +9,8 @@ use dyngraph::core::{
     Csr, CsrOptions, DynamicStore, Edge, Graph, InEdges, InNeighbors, OutNeighbors, Result,
     StoreOptions, VertexId,
 };
-use dyngraph::loader::{Generator, Order};
-use dyngraph::replay::{NoObserver, ReplayOptions, StoreSummary, Stream};
+use dyngraph::loader::{EdgeStream, Generator, Order};
+use dyngraph::replay::{NoObserver, ReplayOptions, StoreSummary};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -35,8 +35,8 @@ impl Workload {
     }
 
     /// All edges as the replay engine's stream.
-    pub fn stream(&self) -> Stream {
-        Stream::from_pairs(
+    pub fn stream(&self) -> EdgeStream {
+        EdgeStream::from_pairs(
             self.base
                 .iter()
                 .chain(&self.dynamic)

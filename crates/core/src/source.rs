@@ -288,6 +288,17 @@ impl EdgeSource for EdgeChunk<'_> {
 /// Edge columns (struct of arrays) owned by the caller; a source in place,
 /// or handed over whole to [`crate::Csr::from_columns`], which reuses their
 /// memory.
+///
+/// Why this exists beside the loader's `dyngraph_loader::EdgeStream`, the
+/// one owned edge stream: core cannot depend on the loader, and the `Csr`
+/// build needs owned vectors to reuse (an `EdgeStream`'s columns may be
+/// read in place from a mapped file, and it carries timestamps and
+/// original ids, which are not CSR data). So this holds only what a build
+/// consumes: plain vectors of endpoints and weights. An `EdgeStream`
+/// converts into it with `EdgeStream::into_edge_columns`, which moves its
+/// vectors over without a copy (a mapped stream's columns are copied out
+/// of the map). To hand a store edges without giving them up, borrow an
+/// [`EdgeChunk`] instead.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EdgeColumns {
     /// Sources.

@@ -3,7 +3,6 @@
 
 use dyngraph_core::{Error, ParseErrorKind, Result};
 use dyngraph_loader::{EdgeStream, Format, Generator, LoadOptions, ThirdColumn, parse_edge_stream};
-use dyngraph_replay::Stream;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -28,7 +27,7 @@ pub(crate) struct LocalArrivals {
     /// worker has counted its lines).
     pub(crate) first: u64,
     /// The arrivals, with timestamps or weights when the input has them.
-    pub(crate) stream: Stream,
+    pub(crate) stream: EdgeStream,
 }
 
 /// Cuts `bytes` into `parts` ranges of about equal size, each starting at
@@ -113,7 +112,7 @@ pub(crate) fn read_range(
     load: &LoadOptions,
     index: usize,
     workers: usize,
-) -> Result<Stream> {
+) -> Result<EdgeStream> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -141,15 +140,15 @@ pub(crate) fn read_range(
     options.header &= range.start == 0;
     let text = &bytes[range.clone()];
     if text.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Stream::default());
+        return Ok(EdgeStream::default());
     }
     match parse_edge_stream(text, &options) {
-        Ok(stream) => Ok(Stream::from(stream)),
+        Ok(stream) => Ok(stream),
         // A range of only comments is no edges, not an empty file.
         Err(Error::Parse {
             kind: ParseErrorKind::EmptyInput,
             ..
-        }) => Ok(Stream::default()),
+        }) => Ok(EdgeStream::default()),
         Err(Error::Parse { location, kind }) => {
             let lines_before = bytes[..range.start].iter().filter(|&&b| b == b'\n').count();
             Err(Error::Parse {
@@ -178,7 +177,7 @@ impl SharedGenerated {
         generator: &Generator,
         index: usize,
         workers: usize,
-    ) -> Result<Stream> {
+    ) -> Result<EdgeStream> {
         let whole = {
             let mut slot = self
                 .stream
@@ -195,13 +194,7 @@ impl SharedGenerated {
         };
         let len = whole.len();
         let range = len * index / workers..len * (index + 1) / workers;
-        Ok(Stream {
-            src: whole.src()[range.clone()].to_vec().into(),
-            dst: whole.dst()[range.clone()].to_vec().into(),
-            timestamps: whole.timestamps().map(|t| t[range.clone()].to_vec().into()),
-            weights: whole.weights().map(|w| w[range].to_vec().into()),
-            ids: None,
-        })
+        Ok(whole.sub_stream(range))
     }
 }
 

@@ -364,7 +364,8 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
 
     fn send(&mut self, range: std::ops::Range<usize>, op: Op) {
         let stream = &self.local.stream;
-        let weights = stream.weights.as_deref().filter(|_| self.weighted);
+        let (sources, destinations) = (stream.src(), stream.dst());
+        let weights = stream.weights().filter(|_| self.weighted);
         let (partitioner, peers) = (self.options.partitioner, self.place.peers);
         let in_edges = self.options.store.in_edges;
         for i in range {
@@ -373,7 +374,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                 // buffers keep the largest backlog they ever held.
                 self.worker.step();
             }
-            let (src, dst) = (stream.src[i], stream.dst[i]);
+            let (src, dst) = (sources[i], destinations[i]);
             let index = self.local.first + i as u64;
             let weight = weights.map_or(1.0, |w| w[i]);
             self.courier.edge(
@@ -433,9 +434,9 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         let stream = &self.local.stream;
         let shape = vec![
             stream.len() as u64,
-            u64::from(stream.timestamps.is_some()),
-            u64::from(stream.weights.is_some()),
-            stream.src.first().map_or(u64::MAX, |&v| u64::from(v)),
+            u64::from(stream.timestamps().is_some()),
+            u64::from(stream.weights().is_some()),
+            stream.src().first().map_or(u64::MAX, |&v| u64::from(v)),
         ];
         let all = self
             .collective
@@ -480,7 +481,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
         // Epoch 0: the base, bulk-built by each owner.
         let started = Instant::now();
         let range = self.local_range(0, base_len);
-        if let (Some(window), Some(t)) = (&mut window, &self.local.stream.timestamps) {
+        if let (Some(window), Some(t)) = (&mut window, self.local.stream.timestamps()) {
             window.local_newest = t[range.clone()].iter().copied().fold(0, u64::max);
         }
         // In rounds of at most `base_round` arrivals per worker: timely's
@@ -546,7 +547,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
             for b in next_batch..group_end {
                 let (start, end) = (arrival(b), arrival(b + 1));
                 let range = self.local_range(start, end);
-                if let (Some(window), Some(t)) = (&mut window, &self.local.stream.timestamps) {
+                if let (Some(window), Some(t)) = (&mut window, self.local.stream.timestamps()) {
                     window.local_newest = t[range.clone()]
                         .iter()
                         .copied()
@@ -565,7 +566,7 @@ impl<S: DynamicStore + 'static> Run<'_, S> {
                             // the window; the smallest over all workers is
                             // where the single-machine cursor stops.
                             let local = self.local_range(window.cursor, end);
-                            let timestamps = self.local.stream.timestamps.as_deref().unwrap_or(&[]);
+                            let timestamps = self.local.stream.timestamps().unwrap_or(&[]);
                             let first_kept = local
                                 .clone()
                                 .find(|&i| newest.saturating_sub(timestamps[i]) <= span)

@@ -95,6 +95,14 @@
 //! (input, stores, batches, window, kernels) and `replay::run` returns its
 //! `replay::Report`: what `dyngraph replay` prints.
 //!
+//! Edges travel in one owned stream type, `loader::EdgeStream`: columns of
+//! sources and destinations with optional weights and optional timestamps
+//! (both at once for a weighted temporal stream) and the original ids,
+//! owned or read in place from a mapped `.dges` file. The loader and the
+//! generators make it, `replay::replay` and `dist` replay it (reordered
+//! with `EdgeStream::reorder` by a `loader::Order`), and each batch reaches
+//! a store as a borrowed `core::EdgeChunk` (`EdgeStream::chunk`).
+//!
 //! In-edges and weights are options of a store, and a store built without
 //! one never answers with silence: [`InEdges::in_edges`] and
 //! [`EdgeWeights::edge_weights`] return `Error::MissingCapability`. Kernels

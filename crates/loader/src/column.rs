@@ -60,6 +60,26 @@ impl<T: bytemuck::Pod> Column<T> {
         }
     }
 
+    /// Values `range` as a column of their own: a mapped column narrowed
+    /// in place, an owned one copied. Panics if `range` is out of bounds,
+    /// like slicing.
+    pub(crate) fn range(&self, range: Range<usize>) -> Self {
+        let values = &self[range.clone()];
+        match &self.0 {
+            Repr::Owned(_) => Column(Repr::Owned(values.to_vec())),
+            Repr::Mapped { map, bytes } => {
+                let size = std::mem::size_of::<T>();
+                let start = bytes.start + range.start * size;
+                // Aligned for `T` and a whole number of `T`s, as the
+                // column it narrows.
+                Column(Repr::Mapped {
+                    map: Arc::clone(map),
+                    bytes: start..start + std::mem::size_of_val(values),
+                })
+            }
+        }
+    }
+
     /// The values as a vector to change, copied out of the map first when
     /// mapped.
     pub(crate) fn make_mut(&mut self) -> &mut Vec<T> {
@@ -137,6 +157,11 @@ mod tests {
         assert!(column.is_mapped());
         assert_eq!(&column[..], [2, 3, 4, 5]);
         assert_eq!(column, Column::from(vec![2, 3, 4, 5]));
+        let narrowed = column.range(1..3);
+        assert!(narrowed.is_mapped());
+        assert_eq!(&narrowed[..], [3, 4]);
+        assert_eq!(column.range(4..4).len(), 0);
+        assert!(!Column::from(vec![1u32, 2]).range(1..2).is_mapped());
         column.make_mut().push(6);
         assert!(!column.is_mapped());
         assert_eq!(column.into_vec(), [2, 3, 4, 5, 6]);

@@ -22,7 +22,7 @@
 //! ```
 
 use crate::order::Order;
-use crate::stream::{EdgeStream, EdgeValues};
+use crate::stream::EdgeStream;
 use dyngraph_core::{Error, Result, VertexId, Weight};
 use rand::seq::SliceRandom;
 use rand::{Rng, RngCore, SeedableRng};
@@ -293,12 +293,13 @@ impl<'a> Drawer<'a> {
                     *w = rng.random_range(1..=255u32) as Weight;
                 }
             });
-        let values = if weighted {
-            EdgeValues::weights(weights)
-        } else {
-            EdgeValues::None
-        };
-        EdgeStream::from_parts_unchecked(src, dst, values, self.vertex_count)
+        EdgeStream::from_parts(
+            src.into(),
+            dst.into(),
+            weighted.then(|| weights.into()),
+            None,
+            self.vertex_count,
+        )
     }
 }
 

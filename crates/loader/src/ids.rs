@@ -8,7 +8,7 @@ use crate::parse::{
     Third, count_lines, is_skippable, line_aligned_blocks, overlong_line, split_line, third_value,
 };
 use crate::progress::ParseProgress;
-use crate::stream::{EdgeStream, EdgeValues};
+use crate::stream::EdgeStream;
 use dyngraph_core::{Error, IdKind, IdMap, Location, ParseErrorKind, Result, VertexId, Weight};
 use rayon::prelude::*;
 use std::path::Path;
@@ -377,29 +377,29 @@ pub(crate) fn parse_labelled(
         })
         .collect();
     let (src, dst): (Vec<VertexId>, Vec<VertexId>) = edges.par_iter().map(|e| (e.0, e.1)).unzip();
-    let values = match third {
-        Third::Weight => EdgeValues::weights(
-            edges
-                .par_iter()
-                .map(|e| match e.2 {
-                    Value::Weight(w) => w,
-                    _ => 1.0,
-                })
-                .collect(),
-        ),
-        Third::Timestamp => EdgeValues::timestamps(
-            edges
-                .par_iter()
-                .map(|e| match e.2 {
-                    Value::Timestamp(t) => t,
-                    _ => 0,
-                })
-                .collect(),
-        ),
-        _ => EdgeValues::None,
-    };
+    let weights = (third == Third::Weight).then(|| {
+        edges
+            .par_iter()
+            .map(|e| match e.2 {
+                Value::Weight(w) => w,
+                _ => 1.0,
+            })
+            .collect::<Vec<_>>()
+            .into()
+    });
+    let timestamps = (third == Third::Timestamp).then(|| {
+        edges
+            .par_iter()
+            .map(|e| match e.2 {
+                Value::Timestamp(t) => t,
+                _ => 0,
+            })
+            .collect::<Vec<_>>()
+            .into()
+    });
     let vertex_count = ids.len();
-    let mut stream = EdgeStream::from_parts_unchecked(src, dst, values, vertex_count);
+    let mut stream =
+        EdgeStream::from_parts(src.into(), dst.into(), weights, timestamps, vertex_count);
     stream.set_ids(ids);
     Ok(stream)
 }

@@ -232,5 +232,5 @@ pub use load::{load_csr, load_edge_stream, parse_csr, parse_edge_stream};
 pub use options::{DEFAULT_BLOCK_SIZE, LoadOptions};
 pub use order::Order;
 pub use progress::ParseProgress;
-pub use stream::{EdgeStream, EdgeValues, ValueKind};
+pub use stream::{EdgeStream, ValueKind};
 pub use write::{TextEdgeWriter, write_edges, write_edges_to};

@@ -8,7 +8,7 @@ use crate::parse::{
     BlockSummary, ParsedBlocks, Syntax, Third, end_position, first_error, nth_data_line,
 };
 use crate::prepare::{IdPlan, Prepared, explain, first_line_fields, prepare};
-use crate::stream::{EdgeStream, EdgeValues};
+use crate::stream::EdgeStream;
 use dyngraph_core::{Csr, EdgeColumns, Error, IdKind, ParseErrorKind, Result};
 use std::path::{Path, PathBuf};
 
@@ -546,12 +546,13 @@ fn stream_of_parsed(parsed: Parsed, options: &LoadOptions) -> Result<EdgeStream>
         third,
     } = parsed;
     let columns = blocks.into_compact_columns();
-    let values = match third {
-        Third::Weight => EdgeValues::weights(columns.weights),
-        Third::Timestamp => EdgeValues::timestamps(columns.timestamps),
-        Third::Absent | Third::Ignore | Third::TimestampChecked => EdgeValues::None,
-    };
-    let stream = EdgeStream::from_parts_unchecked(columns.src, columns.dst, values, vertex_count);
+    let stream = EdgeStream::from_parts(
+        columns.src.into(),
+        columns.dst.into(),
+        (third == Third::Weight).then(|| columns.weights.into()),
+        (third == Third::Timestamp).then(|| columns.timestamps.into()),
+        vertex_count,
+    );
     Ok(if options.dedupe {
         stream.dedup_pairs()
     } else {

@@ -3,7 +3,7 @@
 use crate::atomic::AtomicFile;
 use crate::fields::Delimiter;
 use crate::format::Format;
-use crate::stream::{EdgeStream, EdgeValues};
+use crate::stream::{EdgeStream, ValueKind};
 use dyngraph_core::{Error, IdMap, OriginalId, Result, VertexId};
 use rayon::prelude::*;
 use std::io::Write;
@@ -28,6 +28,11 @@ const TASKS_PER_ROUND: usize = 64;
 /// - [`Format::Snap`]: `src dst` plus the timestamp or weight, if any.
 /// - [`Format::Csv`]: the same, comma-separated (tab-separated when the
 ///   path ends in `.tsv` or `.tsv.gz`).
+///
+/// A line holds one value, so a stream with both weights and timestamps
+/// is refused by every format but [`Format::EdgeList`] (which holds none),
+/// rather than written with a column dropped: drop one first
+/// ([`EdgeStream::without_weights`], [`EdgeStream::without_timestamps`]).
 ///
 /// A stream with original ids ([`EdgeStream::ids`]: its file's ids were
 /// relabelled) is written with them, so a file read and written back says
@@ -58,8 +63,9 @@ const TASKS_PER_ROUND: usize = 64;
 /// [`Error::Io`] on a write failure (`path` then holds what it held
 /// before); [`Error::InvalidArgument`] for
 /// timestamps in a format that cannot hold them (Matrix Market and `.wel`
-/// store `f32` values only), and for original ids a format cannot hold
-/// (saying which and what to write instead).
+/// store `f32` values only), weights and timestamps both in a format
+/// other than `.el`, and for original ids a format cannot hold (saying
+/// which and what to write instead).
 pub fn write_edges(path: impl AsRef<Path>, stream: &EdgeStream, format: Format) -> Result<()> {
     let path = path.as_ref();
     let io = |source| Error::Io {
@@ -97,7 +103,13 @@ fn delimiter_for(path: &Path, format: Format) -> Delimiter {
 }
 
 fn check_representable(stream: &EdgeStream, format: Format, delimiter: Delimiter) -> Result<()> {
-    if matches!(stream.values(), EdgeValues::Timestamps(_))
+    if stream.value_kind() == ValueKind::WeightAndTimestamp && format != Format::EdgeList {
+        return Err(Error::InvalidArgument(format!(
+            "a {format} line holds one value, and this stream has weights and timestamps; \
+             drop one first (EdgeStream::without_weights or EdgeStream::without_timestamps)"
+        )));
+    }
+    if stream.timestamps().is_some()
         && matches!(format, Format::MatrixMarket | Format::WeightedEdgeList)
     {
         return Err(Error::InvalidArgument(format!(
@@ -154,8 +166,8 @@ fn writable(id: OriginalId<'_>, delimiter: Delimiter) -> bool {
 ///
 /// # Errors
 /// The writer's errors; [`std::io::ErrorKind::InvalidInput`] for what
-/// [`write_edges`] refuses (timestamps in Matrix Market or `.wel`,
-/// original ids a format cannot hold).
+/// [`write_edges`] refuses (timestamps in Matrix Market or `.wel`, weights
+/// and timestamps both, original ids a format cannot hold).
 pub fn write_edges_to(
     writer: &mut impl Write,
     stream: &EdgeStream,
@@ -201,16 +213,14 @@ fn write_body(
     delimiter: Delimiter,
 ) -> std::io::Result<()> {
     let one_based = format == Format::MatrixMarket;
-    let values = stream.values();
-    let third = match (format, values) {
-        (Format::EdgeList, _) | (_, EdgeValues::None) if format != Format::WeightedEdgeList => {
-            Third::None
-        }
-        (Format::WeightedEdgeList, EdgeValues::None) => Third::One,
-        (_, EdgeValues::Weights(w)) => Third::Weights(w),
-        // Matrix Market and .wel with timestamps were refused above.
-        (_, EdgeValues::Timestamps(t)) => Third::Timestamps(t),
-        (_, EdgeValues::None) => Third::None,
+    // Both value columns (outside .el), and timestamps in Matrix Market
+    // or .wel, were refused above.
+    let third = match (format, stream.weights(), stream.timestamps()) {
+        (Format::EdgeList, _, _) => Third::None,
+        (_, Some(w), _) => Third::Weights(w),
+        (_, None, Some(t)) => Third::Timestamps(t),
+        (Format::WeightedEdgeList, None, None) => Third::One,
+        (_, None, None) => Third::None,
     };
     let tasks: Vec<std::ops::Range<usize>> = (0..stream.len())
         .step_by(EDGES_PER_TASK)

@@ -7,7 +7,7 @@ use dyngraph_core::{
     WeightedEdge,
 };
 use dyngraph_loader::{
-    CsrFile, EdgeStream, EdgeValues, Format, IdMode, LoadOptions, ThirdColumn, load_csr,
+    CsrFile, EdgeStream, Format, IdMode, LoadOptions, ThirdColumn, ValueKind, load_csr,
     load_edge_stream, parse_csr, parse_edge_stream, read_csr_file, write_csr_file, write_edges,
     write_edges_to,
 };
@@ -42,7 +42,7 @@ fn benign_variations_are_accepted() {
     let stream = parse_everywhere(text, &LoadOptions::default().format(Format::EdgeList));
     assert_eq!(edges(&stream), [(0, 1), (1, 2), (2, 0), (3, 3)]);
     assert_eq!(stream.vertex_count(), 4);
-    assert_eq!(stream.values(), &EdgeValues::None);
+    assert_eq!(stream.value_kind(), ValueKind::None);
 }
 
 #[test]
@@ -62,11 +62,11 @@ fn snap_third_column_is_a_timestamp_unless_told_otherwise() {
         &LoadOptions::default().third_column(ThirdColumn::Ignore),
     );
     assert_eq!(edges(&plain), [(1, 2), (3, 4)]);
-    assert_eq!(plain.values(), &EdgeValues::None);
+    assert_eq!(plain.value_kind(), ValueKind::None);
 
     // Two columns: no values.
     let two = parse_everywhere(b"0 1\n1 0\n", &LoadOptions::default());
-    assert_eq!(two.values(), &EdgeValues::None);
+    assert_eq!(two.value_kind(), ValueKind::None);
 }
 
 #[test]
@@ -254,14 +254,17 @@ fn arb_stream() -> impl Strategy<Value = EdgeStream> {
 
 /// What reading `stream` back from `format` must give.
 fn expected_after(stream: &EdgeStream, format: Format) -> EdgeStream {
-    let (src, dst, values, vertex_count) = stream.clone().into_parts();
-    let values = match (format, values) {
-        (Format::EdgeList, _) => EdgeValues::None,
-        (Format::WeightedEdgeList, EdgeValues::None) => EdgeValues::weights(vec![1.0; src.len()]),
-        (_, values) => values,
-    };
-    let declared = (format == Format::MatrixMarket).then_some(vertex_count);
-    EdgeStream::from_columns(src, dst, values, declared).unwrap()
+    let declared = (format == Format::MatrixMarket).then_some(stream.vertex_count());
+    let read =
+        EdgeStream::from_columns(stream.src().to_vec(), stream.dst().to_vec(), declared).unwrap();
+    match (format, stream.weights(), stream.timestamps()) {
+        (Format::EdgeList, _, _) => Ok(read),
+        (Format::WeightedEdgeList, None, None) => read.with_weights(vec![1.0; stream.len()]),
+        (_, Some(weights), _) => read.with_weights(weights.to_vec()),
+        (_, None, Some(timestamps)) => read.with_timestamps(timestamps.to_vec()),
+        (_, None, None) => Ok(read),
+    }
+    .unwrap()
 }
 
 proptest! {
@@ -354,4 +357,34 @@ proptest! {
             prop_assert_eq!(stream.len() as u64, csr.edge_count());
         }
     }
+}
+
+/// A line holds one value: a stream with weights and timestamps is refused
+/// by every text format that writes values, never written with one
+/// dropped; `.el`, which writes none, takes it.
+#[test]
+fn text_writers_refuse_weights_and_timestamps_together() {
+    let both = EdgeStream::from_pairs([(0, 1), (1, 2)])
+        .with_weights(vec![0.5, 1.5])
+        .unwrap()
+        .with_timestamps(vec![7, 8])
+        .unwrap();
+    for format in [
+        Format::Snap,
+        Format::Csv,
+        Format::WeightedEdgeList,
+        Format::MatrixMarket,
+    ] {
+        let error = write_edges_to(&mut Vec::new(), &both, format).unwrap_err();
+        assert!(
+            error.to_string().contains("weights and timestamps"),
+            "{format}: {error}"
+        );
+    }
+    let mut text = Vec::new();
+    write_edges_to(&mut text, &both, Format::EdgeList).unwrap();
+    assert_eq!(text, b"0 1\n1 2\n");
+    let mut text = Vec::new();
+    write_edges_to(&mut text, &both.without_weights(), Format::Snap).unwrap();
+    assert_eq!(text, b"0 1 7\n1 2 8\n");
 }

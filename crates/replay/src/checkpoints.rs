@@ -69,7 +69,7 @@ impl KernelCheckpoints {
     }
 
     /// Names vertices in results by these original ids (a relabelled
-    /// input's [`Stream::ids`](crate::Stream::ids)).
+    /// input's [`EdgeStream::shared_ids`](dyngraph_loader::EdgeStream::shared_ids)).
     pub fn with_ids(mut self, ids: Option<Arc<IdMap>>) -> Self {
         self.ids = ids;
         self

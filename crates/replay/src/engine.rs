@@ -25,9 +25,9 @@
 //! `insert_edge` calls (the window, delete and `end_batch` bookkeeping per
 //! batch). A batch of one edge goes to the store's single-edge insert.
 
-use crate::Stream;
 use crate::window::{Window, WindowState};
 use dyngraph_core::{DynamicStore, Edge, EdgeChunk, Result, Semantics, StoreConfig};
+use dyngraph_loader::EdgeStream;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -296,7 +296,7 @@ fn gcd(a: usize, b: usize) -> usize {
 /// the store.
 pub fn replay<S: DynamicStore>(
     options: S::Options,
-    stream: &Stream,
+    stream: &EdgeStream,
     replay: &ReplayOptions,
     stop: &AtomicBool,
     observer: &mut impl Observer<S>,
@@ -380,13 +380,13 @@ pub fn replay<S: DynamicStore>(
             if end - start == 1 {
                 // One edge at a time: the store's single-edge insert, not a
                 // batch of one (no batch set-up per edge).
-                let weight = match &stream.weights {
+                let weight = match stream.weights() {
                     Some(weights) if weighted => weights[start],
                     _ => 1.0,
                 };
                 added += u64::from(store.insert_weighted_edge(
-                    stream.src[start],
-                    stream.dst[start],
+                    stream.src()[start],
+                    stream.dst()[start],
                     weight,
                 )?);
             } else {

@@ -32,7 +32,6 @@ use crate::kept;
 use crate::maintained::{KernelMode, MaintainedKernels};
 use crate::plan::{Choice, plan};
 use crate::report::{InputSummary, Report};
-use crate::stream::Stream;
 use crate::window::Window;
 use dyngraph_core::{DynamicStore, Error, IdKind, Result, Semantics, VertexId};
 use dyngraph_kernels::KernelName;
@@ -100,10 +99,10 @@ impl SourceVertex {
     /// # Errors
     /// [`Error::InvalidArgument`] naming `--source`: a key the stream does
     /// not have, an id past its vertices, text that is neither.
-    pub fn resolve(&self, stream: &Stream) -> Result<VertexId> {
+    pub fn resolve(&self, stream: &EdgeStream) -> Result<VertexId> {
         let vertices = stream.vertex_count();
         let refuse = |why: String| Err(Error::InvalidArgument(format!("--source {why}")));
-        let vertex = match (self, &stream.ids) {
+        let vertex = match (self, stream.ids()) {
             (SourceVertex::Vertex(v), _) => *v,
             (SourceVertex::Named(text), Some(ids)) => {
                 let found = match ids.kind() {
@@ -218,29 +217,31 @@ impl ReplayProgress for () {}
 
 /// Reads the spec's input into the stream it replays: reordered, doubled
 /// when undirected. An input without edges is an error.
-pub fn read_stream(spec: &ReplaySpec) -> Result<Stream> {
+pub fn read_stream(spec: &ReplaySpec) -> Result<EdgeStream> {
     prepare_stream(spec, load_edge_stream(&spec.input, &spec.load)?)
 }
 
 /// The stream the spec replays from its input's edges, read by the caller
 /// (for example a binary edge stream mapped with
 /// [`dyngraph_loader::map_edge_stream`], whose columns a replay in file
-/// order then reads in place): reordered, doubled when undirected. An
-/// input without edges is an error.
-pub fn prepare_stream(spec: &ReplaySpec, edges: EdgeStream) -> Result<Stream> {
-    let mut stream = Stream::from(edges);
+/// order then reads in place): reordered, doubled when undirected, its
+/// vertex count the vertices its edges name
+/// ([`EdgeStream::shrink_vertex_count`]: the stores hold no others, and
+/// the report counts them). An input without edges is an error.
+pub fn prepare_stream(spec: &ReplaySpec, mut stream: EdgeStream) -> Result<EdgeStream> {
     if stream.is_empty() {
         return Err(Error::NoEdges {
             path: spec.input.clone(),
             job: "replay",
         });
     }
+    stream.shrink_vertex_count();
     stream.reorder(spec.order, spec.seed)?;
     if spec.undirected {
         stream = stream.symmetrized();
     }
     if let Some(Window::Time(_)) = spec.replay.window
-        && stream.timestamps.is_none()
+        && stream.timestamps().is_none()
     {
         return Err(Error::InvalidArgument(format!(
             "window {} is in timestamp units but {} has no timestamp column: use an edge count such as 5000edges",
@@ -341,7 +342,7 @@ fn kept_in_edges(kept: &KeptStore, spec: &mut ReplaySpec) -> Option<String> {
 /// [`run`] on a stream already read (with [`read_stream`]).
 pub fn run_on(
     spec: &ReplaySpec,
-    stream: &Stream,
+    stream: &EdgeStream,
     progress: &mut dyn ReplayProgress,
     stop: &AtomicBool,
 ) -> Result<Report> {
@@ -350,14 +351,14 @@ pub fn run_on(
         spec.in_edges,
         spec.weights,
         &spec.kernels,
-        stream.weights.is_some(),
+        stream.weights().is_some(),
     );
     let source = match &spec.source {
         Some(source) => source.resolve(stream)?,
-        None => stream.src.first().copied().unwrap_or(0),
+        None => stream.src().first().copied().unwrap_or(0),
     };
     let mut notes = Vec::new();
-    if let Some(ids) = &stream.ids {
+    if let Some(ids) = stream.ids() {
         notes.push(format!("{}: {}", spec.input.display(), ids.relabel_note()));
     }
     let mut summaries = Vec::new();
@@ -375,7 +376,7 @@ pub fn run_on(
             .filter(|&k| !spec.mode.maintains(k))
             .collect();
         let mut checkpoints = KernelCheckpoints::new(from_scratch, spec.every, spec.verify, source)
-            .with_ids(stream.ids.clone());
+            .with_ids(stream.shared_ids().cloned());
         let mut maintained =
             MaintainedKernels::new(&spec.kernels, spec.mode, spec.every, spec.verify, source)
                 .with_pagerank_bound(spec.pagerank_bound);
@@ -449,7 +450,7 @@ impl<S> Observer<S> for ProgressObserver<'_> {
 
 /// One store's replay, generic over the store type.
 struct ReplayOne<'a> {
-    stream: &'a Stream,
+    stream: &'a EdgeStream,
     options: &'a ReplayOptions,
     checkpoints: &'a mut KernelCheckpoints,
     maintained: &'a mut MaintainedKernels,

@@ -11,11 +11,9 @@
 //! ids need relabelling, and a keyed store a file read as raw vertex ids:
 //! either would silently give unrelated vertices the same id.
 
-use crate::stream::Stream;
 use dyngraph_core::{Error, IdKind, IdMap, Result, VertexId};
-use dyngraph_loader::IdMode;
+use dyngraph_loader::{EdgeStream, IdMode};
 use dyngraph_stores::KeptStore;
-use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -96,14 +94,14 @@ pub(crate) fn explain_read_error(kept: &KeptStore, error: Error, asked: IdMode) 
 /// A relabelled stream for a store of plain ids, or the reverse.
 pub(crate) fn attach(
     kept: KeptStore,
-    stream: &mut Stream,
+    stream: &mut EdgeStream,
     input: &Path,
 ) -> Result<(Option<Arc<IdMap>>, Option<String>)> {
     match kept {
-        KeptStore::New => Ok((stream.ids.clone(), None)),
+        KeptStore::New => Ok((stream.shared_ids().cloned(), None)),
         KeptStore::Append {
             dir, keys: None, ..
-        } => match &stream.ids {
+        } => match stream.ids() {
             None => Ok((None, None)),
             Some(ids) => Err(Error::InvalidArgument(format!(
                 "{} keeps the graph's own vertex ids, but {} names its vertices ({}): \
@@ -119,7 +117,7 @@ pub(crate) fn attach(
             keys: Some(mut kept),
             ..
         } => {
-            let Some(local) = stream.ids.take() else {
+            let Some(local) = stream.take_ids() else {
                 return Err(Error::InvalidArgument(format!(
                     "{} names its vertices by keys, but {} was read without relabelling: \
                          use --ids auto",
@@ -131,11 +129,8 @@ pub(crate) fn attach(
             let global: Vec<VertexId> = (0..local.len() as VertexId)
                 .map(|v| kept.intern(local.original(v)))
                 .collect::<Result<_>>()?;
-            let map = |column: &[VertexId]| -> Vec<VertexId> {
-                column.par_iter().map(|&v| global[v as usize]).collect()
-            };
-            stream.src = map(&stream.src).into();
-            stream.dst = map(&stream.dst).into();
+            let kept = Arc::new(kept);
+            stream.relabel_onto(&global, Arc::clone(&kept))?;
             let note = format!(
                 "{}: its {} keys mapped onto the {before} keys {} keeps ({} new)",
                 input.display(),
@@ -143,8 +138,6 @@ pub(crate) fn attach(
                 dir.display(),
                 kept.len() - before
             );
-            let kept = Arc::new(kept);
-            stream.ids = Some(Arc::clone(&kept));
             Ok((Some(kept), Some(note)))
         }
     }

@@ -7,13 +7,12 @@
 //! ```
 //! use dyngraph_core::{CsrRebuild, Semantics};
 //! use dyngraph_kernels::KernelName;
-//! use dyngraph_replay::{
-//!     Choice, KernelCheckpoints, ReplayOptions, Stream, plan, replay,
-//! };
+//! use dyngraph_loader::EdgeStream;
+//! use dyngraph_replay::{Choice, KernelCheckpoints, ReplayOptions, plan, replay};
 //! use std::sync::atomic::AtomicBool;
 //!
 //! // 1,000 arrivals on a ring of 100 vertices.
-//! let stream = Stream::from_pairs((0..1000u32).map(|i| (i % 100, (i + 1) % 100)));
+//! let stream = EdgeStream::from_pairs((0..1000u32).map(|i| (i % 100, (i + 1) % 100)));
 //! let kernels = vec![KernelName::PageRank];
 //! // Keep in-edges because PageRank pulls over them; no weights in the input.
 //! let plan = plan(Semantics::Multigraph, Choice::Auto, Choice::Auto, &kernels, false);
@@ -38,7 +37,6 @@ mod kept;
 mod maintained;
 mod plan;
 mod report;
-mod stream;
 mod window;
 
 pub use checkpoints::{KernelCheckpoints, kernel_options};
@@ -52,5 +50,4 @@ pub use job::{
 pub use maintained::{KernelMode, MaintainedKernels, MaintainedSummary, is_maintainable};
 pub use plan::{Choice, StorePlan, plan};
 pub use report::{CsvRow, InputSummary, Report};
-pub use stream::Stream;
 pub use window::Window;

@@ -1,7 +1,7 @@
 //! Sliding windows: arrivals leave the graph as the stream advances.
 
-use crate::Stream;
 use dyngraph_core::{Edge, Semantics, VertexId};
+use dyngraph_loader::EdgeStream;
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -83,30 +83,31 @@ impl WindowState {
     }
 
     /// Notes arrivals `range` as inserted.
-    pub(crate) fn arrive(&mut self, stream: &Stream, range: Range<usize>) {
-        if let Some(timestamps) = &stream.timestamps {
+    pub(crate) fn arrive(&mut self, stream: &EdgeStream, range: Range<usize>) {
+        if let Some(timestamps) = stream.timestamps() {
             self.newest = timestamps[range.clone()]
                 .iter()
                 .copied()
                 .fold(self.newest, u64::max);
         }
         if let Some(tracking) = &mut self.effective {
+            let (src, dst) = (stream.src(), stream.dst());
             for i in range {
-                tracking.inserted[i] = tracking.present.insert((stream.src[i], stream.dst[i]));
+                tracking.inserted[i] = tracking.present.insert((src[i], dst[i]));
             }
         }
     }
 
     /// The edges leaving the window once arrivals `..arrived` are in.
-    pub(crate) fn expire(&mut self, stream: &Stream, arrived: usize, out: &mut Vec<Edge>) {
+    pub(crate) fn expire(&mut self, stream: &EdgeStream, arrived: usize, out: &mut Vec<Edge>) {
         out.clear();
+        let (src, dst, timestamps) = (stream.src(), stream.dst(), stream.timestamps());
         while self.cursor < arrived {
             let expired = match self.window {
                 Window::Edges(keep) => (arrived - self.cursor) as u64 > keep,
-                Window::Time(span) => stream
-                    .timestamps
-                    .as_ref()
-                    .is_some_and(|t| self.newest.saturating_sub(t[self.cursor]) > span),
+                Window::Time(span) => {
+                    timestamps.is_some_and(|t| self.newest.saturating_sub(t[self.cursor]) > span)
+                }
             };
             if !expired {
                 break;
@@ -114,12 +115,12 @@ impl WindowState {
             let i = self.cursor;
             let deletes = match &mut self.effective {
                 Some(tracking) => {
-                    tracking.inserted[i] && tracking.present.remove(&(stream.src[i], stream.dst[i]))
+                    tracking.inserted[i] && tracking.present.remove(&(src[i], dst[i]))
                 }
                 None => true,
             };
             if deletes {
-                out.push(Edge::new(stream.src[i], stream.dst[i]));
+                out.push(Edge::new(src[i], dst[i]));
             }
             self.cursor += 1;
         }

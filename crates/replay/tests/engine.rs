@@ -5,13 +5,12 @@
 use dyngraph_core::testing::{check_contract, ops, weighted_edges};
 use dyngraph_core::{CsrRebuild, Semantics, StoreOptions};
 use dyngraph_kernels::KernelName;
-use dyngraph_replay::{
-    KernelCheckpoints, NoObserver, ReplayOptions, StoreSummary, Stream, Window, replay,
-};
+use dyngraph_loader::EdgeStream;
+use dyngraph_replay::{KernelCheckpoints, NoObserver, ReplayOptions, StoreSummary, Window, replay};
 use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;
 
-fn run(stream: &Stream, options: ReplayOptions) -> StoreSummary {
+fn run(stream: &EdgeStream, options: ReplayOptions) -> StoreSummary {
     let store = StoreOptions::new(options.semantics);
     replay::<CsrRebuild>(
         store,
@@ -35,7 +34,7 @@ fn options(batch: usize, window: Option<Window>, semantics: Semantics) -> Replay
 }
 
 /// 10 arrivals of 3 distinct edges, one per time unit.
-fn stream() -> Stream {
+fn stream() -> EdgeStream {
     let pairs = [
         (0, 1),
         (1, 2),
@@ -48,10 +47,9 @@ fn stream() -> Stream {
         (2, 0),
         (0, 1),
     ];
-    Stream {
-        timestamps: Some((0..10).collect()),
-        ..Stream::from_pairs(pairs)
-    }
+    EdgeStream::from_pairs(pairs)
+        .with_timestamps((0..10).collect::<Vec<_>>())
+        .unwrap()
 }
 
 #[test]
@@ -114,7 +112,7 @@ fn simple_window_expires_only_arrivals_that_inserted() {
 
 #[test]
 fn small_batches_are_timed_in_groups_and_sampled() {
-    let stream = Stream::from_pairs((0..5000u32).map(|i| (i % 50, (i * 7) % 50)));
+    let stream = EdgeStream::from_pairs((0..5000u32).map(|i| (i % 50, (i * 7) % 50)));
     let options = ReplayOptions {
         base_percent: 0.0,
         batch: 1,
@@ -138,7 +136,7 @@ fn small_batches_are_timed_in_groups_and_sampled() {
 
 #[test]
 fn groups_end_at_every_kernel_checkpoint() {
-    let stream = Stream::from_pairs((0..1000u32).map(|i| (i % 40, (i + 3) % 40)));
+    let stream = EdgeStream::from_pairs((0..1000u32).map(|i| (i % 40, (i + 3) % 40)));
     let options = ReplayOptions {
         base_percent: 0.0,
         batch: 1,
@@ -170,7 +168,7 @@ fn groups_end_at_every_kernel_checkpoint() {
 
 #[test]
 fn an_interrupted_replay_stops_between_groups() {
-    let stream = Stream::from_pairs((0..100u32).map(|i| (i, i + 1)));
+    let stream = EdgeStream::from_pairs((0..100u32).map(|i| (i, i + 1)));
     let store = StoreOptions::default();
     let (summary, _) = replay::<CsrRebuild>(
         store,
@@ -211,13 +209,12 @@ fn pagerank_names_its_top_vertices_by_their_original_ids() {
     let text: String = (0..50)
         .map(|i| format!("leaf{i} hub\nhub leaf{i}\n"))
         .collect();
-    let stream: Stream = dyngraph_loader::parse_edge_stream(
+    let stream = dyngraph_loader::parse_edge_stream(
         text.as_bytes(),
         &dyngraph_loader::LoadOptions::default(),
     )
-    .unwrap()
-    .into();
-    let ids = stream.ids.clone().expect("string ids relabelled");
+    .unwrap();
+    let ids = stream.shared_ids().cloned().expect("string ids relabelled");
     let store = StoreOptions::new(Semantics::Multigraph).in_edges(true);
     let mut checkpoints =
         KernelCheckpoints::new(vec![KernelName::PageRank], None, true, 0).with_ids(Some(ids));

@@ -7,8 +7,8 @@ pub mod nodes;
 
 use dyngraph_core::{Csr, CsrRebuild, GraphStore, StoreOptions, VertexId};
 use dyngraph_kernels::{KernelName, KernelOutput};
-use dyngraph_loader::{LoadOptions, load_edge_stream};
-use dyngraph_replay::{NoObserver, ReplayOptions, StoreSummary, Stream, kernel_options, replay};
+use dyngraph_loader::{EdgeStream, LoadOptions, load_edge_stream};
+use dyngraph_replay::{NoObserver, ReplayOptions, StoreSummary, kernel_options, replay};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -39,12 +39,12 @@ pub struct SingleMachine {
     pub outputs: BTreeMap<String, KernelOutput>,
 }
 
-pub fn stream_of(path: &Path, load: &LoadOptions) -> Stream {
-    Stream::from(load_edge_stream(path, load).expect("the file loads"))
+pub fn stream_of(path: &Path, load: &LoadOptions) -> EdgeStream {
+    load_edge_stream(path, load).expect("the file loads")
 }
 
 pub fn single_machine(
-    stream: &Stream,
+    stream: &EdgeStream,
     replay_options: &ReplayOptions,
     store: StoreOptions,
     kernels: &[KernelName],

@@ -52,7 +52,7 @@
 use crate::ThirdColumn;
 use crate::atomic::AtomicFile;
 use crate::options::LoadOptions;
-use crate::stream::{EdgeStream, EdgeValues};
+use crate::stream::EdgeStream;
 use dyngraph_core::{Csr, CsrView, EdgeColumns, Error, Graph, Result, Semantics, VertexId};
 use layout::{FLAG_IDS, FLAG_IN_EDGES, FLAG_WEIGHTS, Layout, SECTIONS, check, view_of};
 use rayon::prelude::*;
@@ -546,12 +546,13 @@ pub(crate) fn stream_from_bytes(
 ) -> Result<EdgeStream> {
     with_checked_view(bytes, path, options, |view| {
         let columns = columns_of(&view, options);
-        let values = match columns.weights {
-            Some(weights) => EdgeValues::weights(weights),
-            None => EdgeValues::None,
-        };
-        let mut stream =
-            EdgeStream::from_parts_unchecked(columns.src, columns.dst, values, view.vertex_count());
+        let mut stream = EdgeStream::from_parts(
+            columns.src.into(),
+            columns.dst.into(),
+            columns.weights.map(Into::into),
+            None,
+            view.vertex_count(),
+        );
         if let Some(ids) = view.ids() {
             stream.set_ids(ids.clone());
         }

@@ -21,13 +21,19 @@
 //! | 0 | 8 | magic `b"DYNGEDGS"` |
 //! | 8 | 4 | version (`u32`, 1) |
 //! | 12 | 4 | endianness marker `0x0102_0304` (`u32`) |
-//! | 16 | 4 | flags: bit 0 weights, bit 1 timestamps (not both), bit 2 original ids |
+//! | 16 | 4 | flags: bit 0 weights, bit 1 timestamps (not both: there is one values section), bit 2 original ids |
 //! | 20 | 4 | bytes per vertex id (`u32`, 4) |
 //! | 24 | 8 | vertex count `V` (`u64`) |
 //! | 32 | 8 | edge count `E` (`u64`) |
 //! | 40 | 8 | checksum: CRC-32 (in the low 32 bits) of the whole file with this field zeroed |
 //! | 48 | 32 | section byte lengths (`u64` each): sources, destinations, values, ids |
 //! | 80 | … | sources `E × u32`, destinations `E × u32`, values (`E × f32` weights, `E × u64` timestamps, or empty), the original ids (or empty), each padded to 8 bytes |
+//!
+//! One values section holds one kind of value: a stream with weights and
+//! timestamps both ([`ValueKind::WeightAndTimestamp`](crate::ValueKind))
+//! is refused by the writers, never written with a column dropped; drop
+//! one first ([`EdgeStream::without_weights`],
+//! [`EdgeStream::without_timestamps`]).
 //!
 //! Vertex ids are `u32` ([`VertexId`]); a file whose input had wider or
 //! named ids keeps those in the ids section, as
@@ -76,7 +82,7 @@ mod writer;
 use crate::column::Column;
 use crate::format::ThirdColumn;
 use crate::options::LoadOptions;
-use crate::stream::{EdgeStream, EdgeValues};
+use crate::stream::{EdgeStream, ValueKind};
 use dyngraph_core::{Error, Result, VertexId};
 use layout::{FLAG_TIMESTAMPS, FLAG_WEIGHTS, Layout, check};
 use std::path::{Path, PathBuf};
@@ -184,18 +190,16 @@ fn mapped_stream(map: &Arc<memmap2::Mmap>, layout: &Layout, path: &Path) -> Resu
             .ok_or_else(|| misplaced(section))
     };
     let (src, dst) = (column(0)?, column(1)?);
-    let values = if layout.flags & FLAG_WEIGHTS != 0 {
-        EdgeValues::Weights(
-            Column::mapped(map, layout.sections[2].clone()).ok_or_else(|| misplaced(2))?,
-        )
-    } else if layout.flags & FLAG_TIMESTAMPS != 0 {
-        EdgeValues::Timestamps(
-            Column::mapped(map, layout.sections[2].clone()).ok_or_else(|| misplaced(2))?,
-        )
-    } else {
-        EdgeValues::None
+    let values = || layout.sections[2].clone();
+    let weights = match layout.flags & FLAG_WEIGHTS != 0 {
+        true => Some(Column::mapped(map, values()).ok_or_else(|| misplaced(2))?),
+        false => None,
     };
-    let mut stream = EdgeStream::from_column_parts(src, dst, values, layout.vertex_count);
+    let timestamps = match layout.flags & FLAG_TIMESTAMPS != 0 {
+        true => Some(Column::mapped(map, values()).ok_or_else(|| misplaced(2))?),
+        false => None,
+    };
+    let mut stream = EdgeStream::from_parts(src, dst, weights, timestamps, layout.vertex_count);
     if let Some(ids) = &layout.ids {
         stream.set_ids(ids.clone());
     }
@@ -213,17 +217,11 @@ pub(crate) fn stream_from_bytes(
     // The sections are read by copying, so any alignment will do.
     let layout = check(bytes, &shown)?;
     let section = |i: usize| &bytes[layout.sections[i].clone()];
-    let values = if layout.flags & FLAG_WEIGHTS != 0 {
-        EdgeValues::weights(copied(section(2)))
-    } else if layout.flags & FLAG_TIMESTAMPS != 0 {
-        EdgeValues::timestamps(copied(section(2)))
-    } else {
-        EdgeValues::None
-    };
-    let mut stream = EdgeStream::from_parts_unchecked(
-        copied(section(0)),
-        copied(section(1)),
-        values,
+    let mut stream = EdgeStream::from_parts(
+        copied(section(0)).into(),
+        copied(section(1)).into(),
+        (layout.flags & FLAG_WEIGHTS != 0).then(|| copied(section(2)).into()),
+        (layout.flags & FLAG_TIMESTAMPS != 0).then(|| copied(section(2)).into()),
         layout.vertex_count,
     );
     if let Some(ids) = layout.ids {
@@ -252,19 +250,21 @@ fn with_options(stream: EdgeStream, path: &Path, options: &LoadOptions) -> Resul
             options.max_vertices
         )));
     }
-    let stream = match (options.third_column, stream.values()) {
-        (None, _) | (Some(ThirdColumn::Weight), EdgeValues::Weights(_)) => stream,
-        (Some(ThirdColumn::Timestamp), EdgeValues::Timestamps(_)) => stream,
-        (Some(ThirdColumn::Ignore), _) => stream.without_values(),
+    // A file holds one kind of value (its flags are checked on open).
+    let stream = match (options.third_column, stream.value_kind()) {
+        (None, _) | (Some(ThirdColumn::Weight), ValueKind::Weight) => stream,
+        (Some(ThirdColumn::Timestamp), ValueKind::Timestamp) => stream,
+        (Some(ThirdColumn::Ignore), _) => stream.without_weights().without_timestamps(),
         (Some(asked), held) => {
             return Err(Error::InvalidArgument(format!(
                 "{}: the binary edge stream holds {}, not the {} column asked for; read it \
                  without --third-column",
                 path.display(),
                 match held {
-                    EdgeValues::None => "no third column",
-                    EdgeValues::Weights(_) => "weights",
-                    EdgeValues::Timestamps(_) => "timestamps",
+                    ValueKind::None => "no third column",
+                    ValueKind::Weight => "weights",
+                    ValueKind::Timestamp => "timestamps",
+                    ValueKind::WeightAndTimestamp => "weights and timestamps",
                 },
                 match asked {
                     ThirdColumn::Weight => "weight",

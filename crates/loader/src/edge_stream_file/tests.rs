@@ -285,7 +285,7 @@ fn load_options_apply_to_a_binary_stream_as_to_text() {
             from_text.edges().collect::<Vec<_>>(),
             "{options:?}"
         );
-        assert_eq!(from_binary.values().kind(), from_text.values().kind());
+        assert_eq!(from_binary.value_kind(), from_text.value_kind());
     }
     let asked = LoadOptions::default().third_column(crate::ThirdColumn::Weight);
     // SAFETY: as above.
@@ -293,5 +293,69 @@ fn load_options_apply_to_a_binary_stream_as_to_text() {
     assert!(error.to_string().contains("holds timestamps"), "{error}");
     let limited = LoadOptions::default().max_vertices(2);
     assert!(load_edge_stream(&path, &limited).is_err());
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// A weighted temporal stream is refused by the binary writers (one values
+/// section), whole or in chunks, and nothing appears under the name; with
+/// one column dropped it round trips.
+#[test]
+fn a_stream_with_weights_and_timestamps_is_refused_not_cut() {
+    let both = EdgeStream::from_pairs([(0, 1), (1, 2)])
+        .with_weights(vec![0.5, 1.5])
+        .unwrap()
+        .with_timestamps(vec![7, 8])
+        .unwrap();
+    assert_eq!(both.value_kind(), ValueKind::WeightAndTimestamp);
+    let path = temp_path("both");
+    let error = write_edge_stream_file(&path, &both).unwrap_err();
+    assert!(
+        error.to_string().contains("weights and timestamps")
+            && error.to_string().contains("without_timestamps"),
+        "{error}"
+    );
+    assert!(!path.exists());
+    let error =
+        EdgeStreamWriter::create(&path, 3, 2, ValueKind::WeightAndTimestamp, None).unwrap_err();
+    assert!(error.to_string().contains("one value column"), "{error}");
+    let mut writer = EdgeStreamWriter::create(&path, 3, 2, ValueKind::Weight, None).unwrap();
+    let error = writer.append(&both, 0..2).unwrap_err();
+    assert!(error.to_string().contains("WeightAndTimestamp"), "{error}");
+    drop(writer);
+    assert!(!path.exists());
+
+    for kept in [both.clone().without_timestamps(), both.without_weights()] {
+        write_edge_stream_file(&path, &kept).unwrap();
+        assert_eq!(mapped(&path).unwrap(), kept);
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// A replay's reads of a mapped stream stay in the map: its batches, a
+/// worker's share, file order; a reordering copies.
+#[test]
+fn a_mapped_stream_is_read_in_place_until_it_changes() {
+    let stream = crate::Generator::kronecker(8, 4)
+        .weighted(true)
+        .generate()
+        .unwrap();
+    let path = temp_path("in-place");
+    write_edge_stream_file(&path, &stream).unwrap();
+    let mut map = mapped(&path).unwrap();
+    assert!(map.is_mapped());
+    let chunk = map.chunk(10..20, true);
+    assert_eq!(chunk.src, &stream.src()[10..20]);
+    assert_eq!(chunk.weights, Some(&stream.weights().unwrap()[10..20]));
+    let share = map.sub_stream(100..200);
+    assert!(share.is_mapped(), "a share narrows the map");
+    assert_eq!(share, stream.sub_stream(100..200));
+    assert_eq!(
+        share.weights().unwrap(),
+        &stream.weights().unwrap()[100..200]
+    );
+    map.reorder(crate::Order::File, 0).unwrap();
+    assert!(map.is_mapped(), "file order moves nothing");
+    map.reorder(crate::Order::Source, 0).unwrap();
+    assert!(!map.is_mapped());
     std::fs::remove_file(&path).unwrap();
 }

@@ -7,7 +7,7 @@ use super::layout::{
 };
 use crate::atomic::AtomicFile;
 use crate::csr_file::crc_of;
-use crate::stream::{EdgeStream, EdgeValues, ValueKind};
+use crate::stream::{EdgeStream, ValueKind};
 use dyngraph_core::{Error, IdMap, Result, VertexId};
 use rayon::prelude::*;
 use std::io::{Seek, SeekFrom, Write};
@@ -28,13 +28,27 @@ const EDGES_PER_WRITE: usize = 1 << 22;
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be written (a full disk included);
-/// `path` then holds what it held before.
+/// `path` then holds what it held before. [`Error::InvalidArgument`] for a
+/// stream with both weights and timestamps, which the file's one values
+/// section cannot hold (nothing is written: drop one first).
+///
+/// ```
+/// use dyngraph_loader::{EdgeStream, write_edge_stream_file};
+/// let both = EdgeStream::from_pairs([(0, 1)]).with_weights(vec![0.5])?.with_timestamps(vec![7])?;
+/// let path = std::env::temp_dir().join(format!("dyngraph-doc-both-{}.dges", std::process::id()));
+/// let refused = write_edge_stream_file(&path, &both).unwrap_err();
+/// assert!(refused.to_string().contains("weights and timestamps"), "{refused}");
+/// assert!(!path.exists());
+/// write_edge_stream_file(&path, &both.without_timestamps())?;
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), dyngraph_core::Error>(())
+/// ```
 pub fn write_edge_stream_file(path: impl AsRef<Path>, stream: &EdgeStream) -> Result<()> {
     let mut writer = EdgeStreamWriter::create(
         path,
         stream.vertex_count(),
         stream.len(),
-        stream.values().kind(),
+        stream.value_kind(),
         stream.ids(),
     )?;
     for start in (0..stream.len()).step_by(EDGES_PER_WRITE) {
@@ -96,7 +110,8 @@ impl EdgeStreamWriter {
     /// # Errors
     /// [`Error::Io`] when the temporary file cannot be created;
     /// [`Error::InvalidArgument`] for more vertices than 32-bit ids number,
-    /// or ids that do not name `vertex_count` vertices.
+    /// ids that do not name `vertex_count` vertices, or
+    /// [`ValueKind::WeightAndTimestamp`] (a file holds one kind of value).
     pub fn create(
         path: impl AsRef<Path>,
         vertex_count: usize,
@@ -124,6 +139,14 @@ impl EdgeStreamWriter {
             ValueKind::None => 0,
             ValueKind::Weight => FLAG_WEIGHTS,
             ValueKind::Timestamp => FLAG_TIMESTAMPS,
+            ValueKind::WeightAndTimestamp => {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: a binary edge-stream file holds one value column, and this stream \
+                     has weights and timestamps; drop one first \
+                     (EdgeStream::without_weights or EdgeStream::without_timestamps)",
+                    path.display()
+                )));
+            }
         };
         let ids = ids.map(IdMap::to_bytes);
         if ids.is_some() {
@@ -180,10 +203,10 @@ impl EdgeStreamWriter {
     pub fn append(&mut self, chunk: &EdgeStream, range: Range<usize>) -> Result<()> {
         let invalid =
             |reason: String| Error::InvalidArgument(format!("{}: {reason}", self.path.display()));
-        if chunk.values().kind() != self.kind {
+        if chunk.value_kind() != self.kind {
             return Err(invalid(format!(
                 "a chunk with {:?} values, but the file was started for {:?} values",
-                chunk.values().kind(),
+                chunk.value_kind(),
                 self.kind
             )));
         }
@@ -206,10 +229,11 @@ impl EdgeStreamWriter {
                 "vertex id {id} is not below the declared {limit} vertices"
             )));
         }
-        let values: &[u8] = match chunk.values() {
-            EdgeValues::None => &[],
-            EdgeValues::Weights(w) => bytemuck::cast_slice(&w[range.clone()]),
-            EdgeValues::Timestamps(t) => bytemuck::cast_slice(&t[range.clone()]),
+        // The kind was checked against the file's: one value column at most.
+        let values: &[u8] = match (chunk.weights(), chunk.timestamps()) {
+            (Some(w), _) => bytemuck::cast_slice(&w[range.clone()]),
+            (None, Some(t)) => bytemuck::cast_slice(&t[range.clone()]),
+            (None, None) => &[],
         };
         let columns: [&[u8]; 3] = [bytemuck::cast_slice(src), bytemuck::cast_slice(dst), values];
         let width = [
