@@ -19,6 +19,7 @@ mod per_vertex;
 mod progress;
 mod recover_cmd;
 mod replay_cmd;
+mod replay_output;
 mod report;
 mod run_cmd;
 

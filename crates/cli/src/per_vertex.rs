@@ -20,10 +20,14 @@ use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::Path;
 
-/// The file format, from the output's extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The file format: from the output's extension (`run --output`), or
+/// `replay --output-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Format {
+    /// A header, then one row per vertex.
     Csv,
+    /// One JSON object per vertex and line.
+    #[value(name = "jsonl")]
     JsonLines,
 }
 
@@ -108,6 +112,19 @@ fn columns(output: &KernelOutput) -> (Vec<&'static str>, Cells<'_>) {
             Box::new(move |v| vec![Cell::Number(walks.visits[v])]),
         ),
         KernelOutput::Triangles(_) => (Vec::new(), Box::new(|_| Vec::new())),
+    }
+}
+
+/// The vertices `output` has a value for (0 for a triangle count).
+pub(crate) fn vertex_count(output: &KernelOutput) -> usize {
+    match output {
+        KernelOutput::Bfs(bfs) => bfs.parents.len(),
+        KernelOutput::PageRank(ranks) => ranks.scores.len(),
+        KernelOutput::Sssp(paths) => paths.distances.len(),
+        KernelOutput::Components(components) => components.labels.len(),
+        KernelOutput::Bc(bc) => bc.scores.len(),
+        KernelOutput::ReverseWalks(walks) => walks.visits.len(),
+        KernelOutput::Triangles(_) => 0,
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::dist_cmd::ClusterArgs;
 use crate::flags;
+use crate::replay_output::ResultsDir;
 use crate::{BUNDLED_SAMPLE, STOP, install_threads};
 use anyhow::{Result, bail};
 use clap::Args;
@@ -12,7 +13,8 @@ use dyngraph::durable::{DurableVcsr, GroupCommit, SyncPolicy};
 use dyngraph::kernels::KernelName;
 use dyngraph::loader::Order;
 use dyngraph::replay::{
-    Choice, KernelMode, ReplayOptions, ReplayProgress, ReplaySpec, Report, SourceVertex, Window,
+    CheckpointResult, Choice, KernelMode, ReplayOptions, ReplayProgress, ReplaySpec, Report,
+    SourceVertex, Window,
 };
 use dyngraph::stores::{GapPolicyKind, StoreKind, StoreSettings};
 use std::path::PathBuf;
@@ -166,6 +168,20 @@ pub(crate) struct ReplayArgs {
     /// Draw throughput over the replay, per store, as SVG.
     #[arg(long)]
     plot: Option<PathBuf>,
+
+    /// Write every checkpoint's kernel results, static or maintained, to
+    /// this new or empty directory: a file per store, kernel and
+    /// checkpoint (`vcsr-pr-batch000010.csv`) with a row per vertex
+    /// (`vertex`, then the kernel's columns as in `run --output`), named by
+    /// original ids or keys, and `checkpoints.csv` indexing them. With
+    /// `--every N`, checkpoints along the replay; else the end only.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    output: Option<PathBuf>,
+
+    /// The format of --output's files: csv or jsonl (one JSON object per
+    /// vertex and line).
+    #[arg(long, value_enum, default_value = "csv")]
+    output_format: crate::per_vertex::Format,
 }
 
 impl ReplayArgs {
@@ -224,26 +240,49 @@ impl ReplayArgs {
     }
 }
 
-/// A progress bar per store on a terminal (indicatif hides itself when
-/// stderr is not one), over the timed arrivals only.
+/// The replay's hooks on the command line: a progress bar per store on a
+/// terminal (indicatif hides itself when stderr is not one), over the
+/// timed arrivals only, and `--output`'s files.
 #[derive(Default)]
-struct Bar(Option<crate::progress::Progress>);
+struct Hooks {
+    bar: Option<crate::progress::Progress>,
+    results: Option<ResultsDir>,
+}
 
-impl ReplayProgress for Bar {
+impl ReplayProgress for Hooks {
     fn start(&mut self, store: StoreKind, timed: u64) {
-        self.0 = Some(crate::progress::edge_bar(store.name(), timed));
+        self.bar = Some(crate::progress::edge_bar(store.name(), timed));
     }
 
     fn advance(&mut self, done: u64) {
-        if let Some(bar) = &self.0 {
+        if let Some(bar) = &self.bar {
             bar.set_position(done);
         }
     }
 
     fn finish(&mut self) {
-        if let Some(bar) = self.0.take() {
+        if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
+    }
+
+    fn wants_results(&self) -> bool {
+        self.results.is_some()
+    }
+
+    fn checkpoint(&mut self, result: CheckpointResult<'_>) -> dyngraph::core::Result<()> {
+        let Some(results) = &mut self.results else {
+            return Ok(());
+        };
+        // The writers' errors are the library's (a file that cannot be
+        // written, with its path); anything else keeps its message.
+        results.write(&result).map_err(|error| {
+            error
+                .downcast::<dyngraph::core::Error>()
+                .unwrap_or_else(|error| {
+                    dyngraph::core::Error::InvalidArgument(format!("{error:#}"))
+                })
+        })
     }
 }
 
@@ -284,6 +323,13 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
     };
     let spec = args.spec(input);
     if args.cluster.requested() {
+        if let Some(dir) = &args.output {
+            bail!(
+                "--output {}: a cluster's results are gathered with --gather (the last \
+                 checkpoint's values in the JSON); --output writes a replay on one machine",
+                dir.display()
+            );
+        }
         return crate::dist_cmd::replay(&args, &spec);
     }
     args.cluster.check_unused()?;
@@ -297,8 +343,19 @@ pub(crate) fn replay_command(args: ReplayArgs) -> Result<ExitCode> {
         let (load, _parse) = crate::progress::watch_parse(&spinner, spec.load.clone());
         crate::graph_input::read_edges(&spec.input, &load)
     };
-    let report = dyngraph::replay::run_reading(&spec, read, &mut Bar::default(), &STOP)
+    let mut hooks = Hooks::default();
+    if let Some(dir) = &args.output {
+        hooks.results = Some(ResultsDir::create(dir, args.output_format, &args.kernels)?);
+    }
+    let report = dyngraph::replay::run_reading(&spec, read, &mut hooks, &STOP)
         .map_err(|error| with_kept_edges(error, &spec))?;
+    if let Some(results) = hooks.results {
+        let index = results.finish()?;
+        eprintln!(
+            "note: every checkpoint's results are indexed in {}",
+            index.display()
+        );
+    }
     write_outputs(&args, &report, &report, |out| report.write_table(out))
 }
 

@@ -141,3 +141,153 @@ fn an_output_without_per_vertex_values_or_a_known_format_is_refused_before_any_w
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A stream of string keys whose last batch brings a new vertex, gina.
+fn keyed_stream(dir: &Path) -> PathBuf {
+    let graph = dir.join("stream.txt");
+    std::fs::write(
+        &graph,
+        "alice bob\nbob carol\ncarol alice\ncarol dave\nerin frank\nbob erin\n\
+         dave alice\nfrank bob\nalice carol\nerin dave\ndave gina\ngina alice\n",
+    )
+    .unwrap();
+    graph
+}
+
+/// `replay` with `--output DIR`, which must succeed; the index's rows.
+fn replay_rows(graph: &Path, out: &Path, extra: &[&str]) -> Vec<Vec<String>> {
+    let mut args = vec![
+        "replay",
+        text(graph),
+        "--store",
+        "vcsr",
+        "--base",
+        "50",
+        "--batch",
+        "2",
+        "--every",
+        "1",
+        "--kernel",
+        "pr,cc,bfs",
+        "--source",
+        "alice",
+        "--output",
+        text(out),
+    ];
+    args.extend_from_slice(extra);
+    let output = dyngraph(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    std::fs::read_to_string(out.join("checkpoints.csv"))
+        .unwrap()
+        .lines()
+        .map(|line| line.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn replay_writes_every_checkpoints_results_by_key_static_and_maintained() {
+    let dir = scratch("replay-output");
+    let graph = keyed_stream(&dir);
+    // The whole graph's BFS from alice, from `run`, to compare with the
+    // replay's last checkpoint.
+    let whole = rows(
+        &graph,
+        "bfs",
+        &dir.join("whole.csv"),
+        &["--source", "alice"],
+    );
+
+    for (mode, extra, maintained) in [
+        ("static", &[][..], "false"),
+        ("incremental", &["--incremental"][..], "true"),
+    ] {
+        let out = dir.join(format!("out-{mode}"));
+        let index = replay_rows(&graph, &out, extra);
+        assert_eq!(
+            index[0],
+            [
+                "store",
+                "kernel",
+                "batches",
+                "arrivals",
+                "maintained",
+                "file"
+            ]
+        );
+        // 6 timed arrivals in batches of 2: checkpoints after batches 1, 2
+        // and 3, three kernels each.
+        assert_eq!(index.len(), 1 + 9, "{mode}: {index:?}");
+        for row in &index[1..] {
+            assert_eq!(row[0], "vcsr");
+            assert_eq!(row[4], maintained, "{mode}: {row:?}");
+            let batches: usize = row[2].parse().unwrap();
+            assert_eq!(row[3], (6 + 2 * batches).to_string(), "arrivals: {row:?}");
+            assert!(out.join(&row[5]).is_file(), "{mode}: {row:?}");
+        }
+        let listed = std::fs::read_dir(&out).unwrap().count();
+        assert_eq!(listed, 10, "{mode}: the index names every file");
+
+        // The last checkpoint holds the whole graph: BFS as `run` has it.
+        let bfs = lines(&out.join("vcsr-bfs-batch000003.csv"));
+        assert_eq!(bfs[0], "vertex,depth,parent");
+        for key in ["alice", "bob", "carol", "dave", "erin", "frank", "gina"] {
+            assert_eq!(
+                row_of(&bfs, key)[..2],
+                row_of(&whole, key)[..2],
+                "{mode}: {key}'s depth"
+            );
+        }
+        // gina arrives in the last batch.
+        let first = lines(&out.join("vcsr-pr-batch000001.csv"));
+        assert!(first.iter().all(|r| !r.starts_with("gina,")), "{first:?}");
+        let last = lines(&out.join("vcsr-pr-batch000003.csv"));
+        let score: f64 = row_of(&last, "gina")[1].parse().unwrap();
+        assert!(score > 0.0, "{last:?}");
+        let components = lines(&out.join("vcsr-cc-batch000003.csv"));
+        let label = row_of(&components, "alice")[1].to_string();
+        assert!(
+            components[1..]
+                .iter()
+                .all(|r| r.ends_with(&format!(",{label}"))),
+            "{mode}: one component, named by one of its keys: {components:?}"
+        );
+    }
+}
+
+#[test]
+fn replay_output_refuses_a_directory_with_files_and_kernels_without_values() {
+    let dir = scratch("replay-output-refused");
+    let graph = keyed_stream(&dir);
+    let taken = dir.join("taken");
+    std::fs::create_dir_all(&taken).unwrap();
+    std::fs::write(taken.join("mine.csv"), "precious").unwrap();
+    for (args, expected) in [
+        (
+            vec!["--kernel", "pr", "--output", text(&taken)],
+            "holds files already",
+        ),
+        (
+            vec!["--kernel", "pr,tc", "--output", text(&dir.join("new"))],
+            "no per-vertex value",
+        ),
+        (vec!["--output", text(&dir.join("new"))], "no kernel runs"),
+    ] {
+        let mut full = vec!["replay", text(&graph), "--store", "vcsr"];
+        full.extend(args);
+        let output = dyngraph(&full);
+        assert_eq!(output.status.code(), Some(2), "{full:?}");
+        assert!(stderr(&output).contains(expected), "{}", stderr(&output));
+    }
+    assert_eq!(
+        std::fs::read_to_string(taken.join("mine.csv")).unwrap(),
+        "precious"
+    );
+}

@@ -39,6 +39,11 @@ pub struct KernelCheckpoints {
     verify: bool,
     source: VertexId,
     ids: Option<Arc<IdMap>>,
+    keep_outputs: bool,
+    /// The last checkpoint's results, when kept
+    /// ([`KernelCheckpoints::keeping_outputs`]): taken by the caller after
+    /// each checkpoint, so no more than one checkpoint's are held.
+    pub outputs: Vec<(KernelName, KernelOutput)>,
     /// The last checkpoint's timings, by kernel name.
     pub latest: BTreeMap<String, KernelSummary>,
     /// Every checkpoint.
@@ -62,6 +67,8 @@ impl KernelCheckpoints {
             verify,
             source,
             ids: None,
+            keep_outputs: false,
+            outputs: Vec::new(),
             latest: BTreeMap::new(),
             timeline: Vec::new(),
             failures: Vec::new(),
@@ -72,6 +79,14 @@ impl KernelCheckpoints {
     /// input's [`EdgeStream::shared_ids`](dyngraph_loader::EdgeStream::shared_ids)).
     pub fn with_ids(mut self, ids: Option<Arc<IdMap>>) -> Self {
         self.ids = ids;
+        self
+    }
+
+    /// Keeps each checkpoint's whole results in
+    /// [`KernelCheckpoints::outputs`] (for a per-vertex export); otherwise
+    /// each is dropped once timed, verified and summarised.
+    pub fn keeping_outputs(mut self, keep: bool) -> Self {
+        self.keep_outputs = keep;
         self
     }
 
@@ -131,6 +146,9 @@ impl KernelCheckpoints {
                 seconds,
                 csr_seconds,
             });
+            if self.keep_outputs {
+                self.outputs.push((kernel, output));
+            }
         }
         Ok(())
     }

@@ -27,7 +27,8 @@
 //! ```
 
 use crate::checkpoints::KernelCheckpoints;
-use crate::engine::{Observer, Position, ReplayOptions, StoreSummary, replay};
+use crate::engine::{ReplayOptions, StoreSummary, replay};
+use crate::hooks::{Hooks, ReplayProgress};
 use crate::kept;
 use crate::maintained::{KernelMode, MaintainedKernels};
 use crate::plan::{Choice, plan};
@@ -195,26 +196,6 @@ impl ReplaySpec {
     }
 }
 
-/// What a running job tells its caller between timed groups (never inside
-/// one): a progress bar's hooks. Every method does nothing by default; `()`
-/// is the silent progress.
-pub trait ReplayProgress {
-    /// A store's replay starts: `timed` arrivals follow the base.
-    fn start(&mut self, store: StoreKind, timed: u64) {
-        let _ = (store, timed);
-    }
-
-    /// `done` of the store's timed arrivals are applied.
-    fn advance(&mut self, done: u64) {
-        let _ = done;
-    }
-
-    /// The store's replay is over.
-    fn finish(&mut self) {}
-}
-
-impl ReplayProgress for () {}
-
 /// Reads the spec's input into the stream it replays: reordered, doubled
 /// when undirected. An input without edges is an error.
 pub fn read_stream(spec: &ReplaySpec) -> Result<EdgeStream> {
@@ -375,19 +356,26 @@ pub fn run_on(
             .copied()
             .filter(|&k| !spec.mode.maintains(k))
             .collect();
+        let keep_outputs = progress.wants_results();
         let mut checkpoints = KernelCheckpoints::new(from_scratch, spec.every, spec.verify, source)
-            .with_ids(stream.shared_ids().cloned());
+            .with_ids(stream.shared_ids().cloned())
+            .keeping_outputs(keep_outputs);
         let mut maintained =
             MaintainedKernels::new(&spec.kernels, spec.mode, spec.every, spec.verify, source)
-                .with_pagerank_bound(spec.pagerank_bound);
+                .with_pagerank_bound(spec.pagerank_bound)
+                .keeping_outputs(keep_outputs);
         let base = ((stream.len() as f64) * spec.replay.base_percent / 100.0).floor() as u64;
         progress.start(kind, stream.len() as u64 - base);
         let work = ReplayOne {
             stream,
             options: &spec.replay,
-            checkpoints: &mut checkpoints,
-            maintained: &mut maintained,
-            progress: ProgressObserver { progress, base },
+            hooks: Hooks {
+                progress: &mut *progress,
+                base,
+                store: kind,
+                ids: stream.ids(),
+                kernels: (&mut checkpoints, &mut maintained),
+            },
             stop,
         };
         let mut summary = kind.visit(&spec.settings, shared, work)?;
@@ -433,45 +421,24 @@ pub fn run_on(
     })
 }
 
-/// Moves the caller's progress between timed groups, counting the timed
-/// arrivals only (the base is bulk-built before the first).
-struct ProgressObserver<'a> {
-    progress: &'a mut dyn ReplayProgress,
-    base: u64,
-}
-
-impl<S> Observer<S> for ProgressObserver<'_> {
-    fn after_group(&mut self, _: &S, position: Position) -> Result<()> {
-        self.progress
-            .advance((position.arrivals as u64).saturating_sub(self.base));
-        Ok(())
-    }
-}
-
 /// One store's replay, generic over the store type.
 struct ReplayOne<'a> {
     stream: &'a EdgeStream,
     options: &'a ReplayOptions,
-    checkpoints: &'a mut KernelCheckpoints,
-    maintained: &'a mut MaintainedKernels,
-    progress: ProgressObserver<'a>,
+    hooks: Hooks<'a>,
     stop: &'a AtomicBool,
 }
 
 impl StoreVisitor for ReplayOne<'_> {
     type Output = Result<StoreSummary>;
 
-    fn visit<S: DynamicStore + 'static>(self, options: S::Options) -> Result<StoreSummary> {
-        let mut observers = (
-            self.progress,
-            (&mut *self.checkpoints, &mut *self.maintained),
-        );
+    fn visit<S: DynamicStore + 'static>(mut self, options: S::Options) -> Result<StoreSummary> {
         let (summary, _store): (StoreSummary, S) = replay(
             options,
             self.stream,
             self.options,
             self.stop,
-            &mut observers,
+            &mut self.hooks,
         )?;
         Ok(summary)
     }

@@ -32,6 +32,7 @@
 
 mod checkpoints;
 mod engine;
+mod hooks;
 mod job;
 mod kept;
 mod maintained;
@@ -44,9 +45,8 @@ pub use engine::{
     GroupRecord, KernelPoint, KernelSummary, Latency, NoObserver, Observer, Position, RankedVertex,
     ReplayOptions, StoreSummary, replay,
 };
-pub use job::{
-    ReplayProgress, ReplaySpec, SourceVertex, prepare_stream, read_stream, run, run_on, run_reading,
-};
+pub use hooks::{CheckpointResult, ReplayProgress};
+pub use job::{ReplaySpec, SourceVertex, prepare_stream, read_stream, run, run_on, run_reading};
 pub use maintained::{KernelMode, MaintainedKernels, MaintainedSummary, is_maintainable};
 pub use plan::{Choice, StorePlan, plan};
 pub use report::{CsvRow, InputSummary, Report};

@@ -11,7 +11,8 @@ use dyngraph_incremental::{
     UpdateStats, pagerank_error,
 };
 use dyngraph_kernels::{
-    BfsOptions, ComponentsOptions, KernelName, SsspOptions, bfs, connected_components, sssp,
+    BfsOptions, ComponentsOptions, KernelName, KernelOutput, SsspOptions, bfs,
+    connected_components, sssp,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -108,6 +109,11 @@ pub struct MaintainedKernels {
     pagerank_bound: Option<f64>,
     log: ChangeLog,
     kernels: Vec<(KernelName, Kernel)>,
+    keep_outputs: bool,
+    /// The last checkpoint's maintained results, when kept
+    /// ([`MaintainedKernels::keeping_outputs`]): taken by the caller after
+    /// each checkpoint.
+    pub outputs: Vec<(KernelName, KernelOutput)>,
     /// Each kernel's summary so far, by name.
     pub summaries: BTreeMap<String, MaintainedSummary>,
     /// Verifier rejections and differences from the run from scratch, as
@@ -138,6 +144,8 @@ impl MaintainedKernels {
             pagerank_bound: None,
             log: ChangeLog::new(),
             kernels: Vec::new(),
+            keep_outputs: false,
+            outputs: Vec::new(),
             summaries: BTreeMap::new(),
             failures: Vec::new(),
         }
@@ -148,6 +156,15 @@ impl MaintainedKernels {
     /// on a store without in-edges).
     pub fn with_pagerank_bound(mut self, bound: Option<f64>) -> Self {
         self.pagerank_bound = bound;
+        self
+    }
+
+    /// Copies each checkpoint's maintained results into
+    /// [`MaintainedKernels::outputs`] as the static kernels' result types
+    /// (for a per-vertex export): `O(V)` per kernel and checkpoint, paid
+    /// only when asked.
+    pub fn keeping_outputs(mut self, keep: bool) -> Self {
+        self.keep_outputs = keep;
         self
     }
 
@@ -234,6 +251,9 @@ impl MaintainedKernels {
                 }
             }
             summary.result = describe(kernel);
+            if self.keep_outputs {
+                self.outputs.push((*name, output_of(kernel)));
+            }
             if self.verify {
                 let verdict = verify(kernel, graph);
                 if let Ok(Some(error)) = verdict {
@@ -333,6 +353,16 @@ fn partition_difference(a: &[VertexId], b: &[VertexId]) -> usize {
             forward != y || backward != x
         })
         .count()
+}
+
+/// The maintained result as the static kernel's result type.
+fn output_of(kernel: &Kernel) -> KernelOutput {
+    match kernel {
+        Kernel::PageRank(k) => KernelOutput::PageRank(k.kernel().to_pagerank_result()),
+        Kernel::Components(k) => KernelOutput::Components(k.kernel().to_components_result()),
+        Kernel::Bfs(k) => KernelOutput::Bfs(k.kernel().to_bfs_result()),
+        Kernel::Sssp(k) => KernelOutput::Sssp(k.kernel().to_sssp_result()),
+    }
 }
 
 /// The maintained result in words, for the report.

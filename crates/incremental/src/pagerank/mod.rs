@@ -81,7 +81,7 @@ use crate::maintained::{FallbackReason, IncrementalKernel, Ran, UpdateStats};
 use crate::scratch::{F64Cells, Stamps};
 use crate::{ChangeLog, ensure_in_edges, on_pool_if};
 use dyngraph_core::{Error, ReadGraph, Result, VertexId};
-use dyngraph_kernels::PageRankMethod;
+use dyngraph_kernels::{PageRankMethod, PageRankResult};
 use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
 
@@ -448,6 +448,21 @@ impl DynamicPageRank {
         }
         ranked.sort_by(by_score);
         ranked
+    }
+
+    /// The ranks as the static kernel's result (scores rounded to `f32`
+    /// like its own, a relative 6e-8 per vertex, far under any bound a
+    /// maintained state keeps), for code that takes either, such as a
+    /// replay's per-vertex output. A maintained state has no iteration
+    /// count of its own: `iterations` and `last_change` are 0.
+    pub fn to_pagerank_result(&self) -> PageRankResult {
+        PageRankResult {
+            scores: self.scores().into_iter().map(|s| s as f32).collect(),
+            iterations: 0,
+            last_change: 0.0,
+            method: self.method,
+            damping: self.options.damping as f32,
+        }
     }
 
     /// Whether the last update (or computation) converged within
