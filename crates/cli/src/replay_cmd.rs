@@ -144,6 +144,11 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_name = "EPS", allow_hyphen_values = true, value_parser = flags::bound)]
     pagerank_bound: Option<f64>,
 
+    /// Tests of `--verify` only: residual push stops at this bound while
+    /// the report and `--verify` hold it to `--pagerank-bound`.
+    #[arg(long, hide = true, value_name = "EPS", value_parser = flags::bound)]
+    pagerank_push_bound_for_tests: Option<f64>,
+
     /// The source vertex of BFS and SSSP (default: the first arrival's
     /// source): its original id or key when the input's ids were
     /// relabelled, else its vertex id.
@@ -233,6 +238,7 @@ impl ReplayArgs {
             every: self.every,
             verify: self.verify,
             pagerank_bound: self.pagerank_bound,
+            pagerank_push_bound_for_tests: self.pagerank_push_bound_for_tests,
             source: self.source.clone().map(SourceVertex::Named),
             load: self.input.load_options(),
             ..ReplaySpec::new(crate::input::input_path(&input))

@@ -535,6 +535,69 @@ pub fn check_contract_with<S: DynamicStore>(
     Ok(())
 }
 
+/// How [`same_lists`] compares two stores' in-lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InListOrder {
+    /// In the order each store keeps them.
+    Kept,
+    /// As sorted multisets: for stores whose in-list order depends on the
+    /// path that built it (a batch against one edge at a time).
+    Sorted,
+}
+
+/// Whether `a` and `b` show the same graph list by list: the vertex and
+/// edge counts, every out-list in order (with its weights when `a` keeps
+/// weights), and every in-list when `a` keeps in-edges, compared as
+/// `in_lists` says. The first difference as a message naming the vertex.
+/// A batch path's tests compare its store with one built edge by edge.
+pub fn same_lists<G: ReadGraph>(a: &G, b: &G, in_lists: InListOrder) -> Result<(), String> {
+    if (a.vertex_count(), a.edge_count()) != (b.vertex_count(), b.edge_count()) {
+        return Err(format!(
+            "{} vertices, {} edges against {}, {}",
+            a.vertex_count(),
+            a.edge_count(),
+            b.vertex_count(),
+            b.edge_count()
+        ));
+    }
+    let capability = |e: Error| e.to_string();
+    let weights = match a.edge_weights() {
+        Ok(w) => Some((w, b.edge_weights().map_err(capability)?)),
+        Err(_) => None,
+    };
+    let incoming = match a.in_edges() {
+        Ok(i) => Some((i, b.in_edges().map_err(capability)?)),
+        Err(_) => None,
+    };
+    for v in 0..a.vertex_count() as VertexId {
+        let (x, y): (Vec<_>, Vec<_>) = (a.out_neighbors(v).collect(), b.out_neighbors(v).collect());
+        if x != y {
+            return Err(format!("out-list of {v}: {x:?} against {y:?}"));
+        }
+        if let Some((wa, wb)) = &weights {
+            let (x, y): (Vec<_>, Vec<_>) = (
+                wa.out_neighbors_weighted(v).collect(),
+                wb.out_neighbors_weighted(v).collect(),
+            );
+            if x != y {
+                return Err(format!("weighted out-list of {v}: {x:?} against {y:?}"));
+            }
+        }
+        if let Some((ia, ib)) = &incoming {
+            let (mut x, mut y): (Vec<_>, Vec<_>) =
+                (ia.in_neighbors(v).collect(), ib.in_neighbors(v).collect());
+            if in_lists == InListOrder::Sorted {
+                x.sort_unstable();
+                y.sort_unstable();
+            }
+            if x != y {
+                return Err(format!("in-list of {v}: {x:?} against {y:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The edges a graph shows, per vertex: out (with weights, `1.0` when it
 /// keeps none) in the store's order, and in, sorted.
 pub type Lists = Vec<(Vec<(VertexId, Weight)>, Vec<VertexId>)>;

@@ -81,6 +81,11 @@ pub struct ReplaySpec {
     /// normalised ranks (and runs from scratch beside it to the same
     /// bound); `None`: the crate's default strategy (DF-P).
     pub pagerank_bound: Option<f64>,
+    /// For the verifier's own tests: the push stops at this bound while
+    /// the report and `verify` hold it to [`ReplaySpec::pagerank_bound`],
+    /// a broken bound that `verify` must catch. `None` in every real run.
+    #[doc(hidden)]
+    pub pagerank_push_bound_for_tests: Option<f64>,
 }
 
 /// The vertex BFS and SSSP start from, as the caller names it.
@@ -171,6 +176,7 @@ impl ReplaySpec {
             verify: false,
             source: None,
             pagerank_bound: None,
+            pagerank_push_bound_for_tests: None,
         }
     }
 
@@ -363,6 +369,7 @@ pub fn run_on(
         let mut maintained =
             MaintainedKernels::new(&spec.kernels, spec.mode, spec.every, spec.verify, source)
                 .with_pagerank_bound(spec.pagerank_bound)
+                .with_pagerank_push_bound_for_tests(spec.pagerank_push_bound_for_tests)
                 .keeping_outputs(keep_outputs);
         let base = ((stream.len() as f64) * spec.replay.base_percent / 100.0).floor() as u64;
         progress.start(kind, stream.len() as u64 - base);
