@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The scale-out measurements of docs/scale-out.md: one run of one job on
 # one configuration, printed as one JSON line. Release binaries, the CLI's
-# `dyngraph replay` (single machine, `--workers`, `--hostfile`).
+# `dyngraph replay` (single machine, `--workers`, `--hostfile`), built with
+# the cluster runtime: `cargo build --release -p dyngraph-cli --features dist`.
 #
 #   crates/dist/measure.sh CONFIG JOB FILE [STORE] [BATCH]
 #

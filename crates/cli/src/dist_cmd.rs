@@ -1,11 +1,15 @@
 //! `dyngraph replay --workers W` / `--hostfile FILE --process I`: the same
 //! replay spec, handed to `dyngraph::dist::run_spec` with the cluster these
 //! arguments describe, and the report printed.
+//!
+//! The cluster runtime (timely, `crates/dist`) is the CLI's `dist` feature:
+//! it was a third of a cold release build that every user paid for
+//! (issue 38). Without it the flags are still parsed, so that asking for a
+//! cluster says which build has one instead of "unexpected argument".
 
 use crate::replay_cmd::ReplayArgs;
 use anyhow::{Result, bail};
 use clap::Args;
-use dyngraph::dist::{Cluster, DistSettings, Partitioner, run_spec};
 use dyngraph::replay::ReplaySpec;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,8 +34,10 @@ pub(crate) struct ClusterArgs {
 
     /// With the cluster: which worker owns which vertex, `hash` (of the
     /// id) or `modulo`. Default: hash.
-    #[arg(long)]
-    partitioner: Option<Partitioner>,
+    // Text, parsed by `dyngraph::dist::Partitioner` when there is a
+    // cluster runtime to parse it.
+    #[arg(long, value_parser = ["hash", "modulo"])]
+    partitioner: Option<String>,
 
     /// With the cluster: give up, naming the cluster, once no epoch or
     /// superstep has finished for this many seconds (a stopped or hung
@@ -57,7 +63,9 @@ impl ClusterArgs {
         self.workers.is_some() || self.hostfile.is_some() || self.process.is_some()
     }
 
-    fn cluster(&self) -> Result<Cluster> {
+    #[cfg(feature = "dist")]
+    fn cluster(&self) -> Result<dyngraph::dist::Cluster> {
+        use dyngraph::dist::Cluster;
         let threads = self.workers.unwrap_or(1);
         Ok(match (&self.hostfile, self.process) {
             (Some(hostfile), Some(process)) => Cluster::from_hostfile(hostfile, process, threads)?,
@@ -83,23 +91,29 @@ impl ClusterArgs {
         Ok(())
     }
 
-    fn settings(&self) -> DistSettings {
-        let defaults = DistSettings::default();
-        DistSettings {
-            partitioner: self.partitioner.unwrap_or(defaults.partitioner),
+    #[cfg(feature = "dist")]
+    fn settings(&self) -> Result<dyngraph::dist::DistSettings> {
+        let defaults = dyngraph::dist::DistSettings::default();
+        Ok(dyngraph::dist::DistSettings {
+            partitioner: match &self.partitioner {
+                Some(name) => name.parse()?,
+                None => defaults.partitioner,
+            },
             stall_timeout: self.stall_timeout.unwrap_or(defaults.stall_timeout),
             throttle: self.throttle_ms.map(Duration::from_millis),
             gather: self.gather,
-        }
+        })
     }
 }
 
 /// The replay over timely workers: process 0 reports like a single-machine
 /// replay, plus per-worker rows; the others say on stderr that they are
 /// done and print nothing on stdout.
+#[cfg(feature = "dist")]
 pub(crate) fn replay(args: &ReplayArgs, spec: &ReplaySpec) -> Result<ExitCode> {
+    let settings = args.cluster.settings()?;
     let cluster = args.cluster.cluster()?;
-    let Some(report) = run_spec(spec, &cluster, &args.cluster.settings())? else {
+    let Some(report) = dyngraph::dist::run_spec(spec, &cluster, &settings)? else {
         eprintln!(
             "process {} of {}: done (the process hosting worker 0 reports)",
             cluster.process(),
@@ -108,4 +122,16 @@ pub(crate) fn replay(args: &ReplayArgs, spec: &ReplaySpec) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     crate::replay_cmd::write_outputs(args, &report.report, &report, |out| report.write_table(out))
+}
+
+/// Without the cluster runtime: refused before any work, naming the build
+/// that has one.
+#[cfg(not(feature = "dist"))]
+pub(crate) fn replay(_: &ReplayArgs, _: &ReplaySpec) -> Result<ExitCode> {
+    bail!(
+        "--workers, --hostfile and --process need the cluster runtime, which this dyngraph was \
+         built without: build it with the `dist` feature (`cargo install dyngraph-cli --features \
+         dist`, or `cargo run --release -p dyngraph-cli --features dist -- replay ...` in the \
+         repository)"
+    )
 }

@@ -726,6 +726,7 @@ fn threads_are_checked_alike_by_every_command() {
 }
 
 /// Ports free right now on 127.0.0.1 (held together so they differ).
+#[cfg(feature = "dist")]
 fn free_ports(count: usize) -> Vec<u16> {
     let listeners: Vec<std::net::TcpListener> = (0..count)
         .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
@@ -737,6 +738,7 @@ fn free_ports(count: usize) -> Vec<u16> {
 }
 
 #[test]
+#[cfg(feature = "dist")]
 fn distributed_replay_in_threads_and_two_processes_equals_one_machine() {
     let single = replay_json(&[
         "--store", "vcsr", "--batch", "2000", "--kernel", "pr,cc", "--verify",
@@ -833,6 +835,7 @@ fn distributed_replay_in_threads_and_two_processes_equals_one_machine() {
 }
 
 #[test]
+#[cfg(feature = "dist")]
 fn distributed_replay_refuses_what_needs_the_whole_stream() {
     let output = dyngraph(&["replay", "--workers", "2", "--order", "shuffle"]);
     assert_eq!(output.status.code(), Some(2));
@@ -848,10 +851,9 @@ fn distributed_replay_refuses_what_needs_the_whole_stream() {
 }
 
 /// The cluster's own flags: refused on one machine, where they would do
-/// nothing; with a cluster, the partitioner reaches the report and
-/// `--gather` puts every vertex's kernel result in the JSON.
+/// nothing.
 #[test]
-fn cluster_flags_need_a_cluster_and_reach_it() {
+fn cluster_flags_need_a_cluster() {
     for flag in [
         &["--gather"][..],
         &["--stall-timeout", "5"],
@@ -867,6 +869,13 @@ fn cluster_flags_need_a_cluster_and_reach_it() {
             stderr(&output)
         );
     }
+}
+
+/// With a cluster, the partitioner reaches the report and `--gather` puts
+/// every vertex's kernel result in the JSON.
+#[test]
+#[cfg(feature = "dist")]
+fn cluster_flags_reach_the_cluster() {
     let report = replay_json(&[
         "--store",
         "vcsr,pcsr",
@@ -891,6 +900,26 @@ fn cluster_flags_need_a_cluster_and_reach_it() {
     }
     let without = replay_json(&["--store", "vcsr", "--kernel", "cc", "--workers", "2"]);
     assert!(without["distributed"][0].get("values").is_none());
+}
+
+/// Built without the `dist` feature (the default), asking for a cluster is
+/// refused before any work, naming the feature, not "unexpected argument".
+#[test]
+#[cfg(not(feature = "dist"))]
+fn a_cluster_without_the_dist_feature_names_the_feature() {
+    for args in [
+        &["replay", "--workers", "2"][..],
+        &["replay", "--hostfile", "hosts", "--process", "0"],
+    ] {
+        let output = dyngraph(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let message = stderr(&output);
+        assert!(
+            message.contains("--features dist") && message.lines().count() == 1,
+            "{args:?}: {message}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}: work was done");
+    }
 }
 
 // ---- issue 20, the reliability sweep: one test per defect ----

@@ -34,6 +34,7 @@ fn path(p: &std::path::Path) -> &str {
 
 /// `--workers 2 --order time` blamed `--undirected`, which was not given.
 #[test]
+#[cfg(feature = "dist")]
 fn order_time_on_a_cluster_names_the_order_only() {
     let line = error_line(&["replay", "--workers", "2", "--order", "time"]);
     assert!(
