@@ -1,2 +1,3 @@
-// A build script is required for cargo to consider build dependencies.
+// A build script makes cargo unify the build-dependencies listed in
+// Cargo.toml (proc-macro crates such as syn) too.
 fn main() {}
