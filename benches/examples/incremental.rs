@@ -19,9 +19,20 @@
 //! the PageRank rows become a static run, naive-dynamic and residual push
 //! all to the L1 bound `EPS` on the normalised ranks, beside the DF-P
 //! default; the static row at the bound is the reference and the
-//! baseline of the speedups), `--out DIR` (default
+//! baseline of the speedups), `--networkit PYTHON` (a Python that imports
+//! `networkit` and `numpy`: NetworKit's dynamic algorithms on the same base
+//! graph and batches, a row "networkit" in every table, its static PageRank
+//! recomputed to the same bound for lack of a dynamic one; see
+//! `benches/peers/networkit_batches.py`), `--out DIR` (default
 //! `target/bench-data/incremental`). Writes `incremental.csv` and one
 //! log-log SVG of time against batch size per kernel, input and kind.
+//!
+//! ```text
+//! python3 -m venv SCRATCH/nk && SCRATCH/nk/bin/pip install networkit
+//! RAYON_NUM_THREADS=1 cargo run --profile perf -p dyngraph-benches --example incremental -- \
+//!     --inputs math,kron,uniform --kernels pr --kinds ins,mixed --largest -3 \
+//!     --bound 1e-6 --networkit SCRATCH/nk/bin/python
+//! ```
 
 use dyngraph::core::{Graph, VertexId};
 use dyngraph::incremental::{DynamicPageRank, Maintained};
@@ -30,6 +41,7 @@ use dyngraph_benches::incremental::{
     BatchKind, Cell, ExactStates, Input, base_store, exact_rows, inputs, measure_exact,
     measure_pagerank, one_edge_region, pagerank_rows,
 };
+use dyngraph_benches::networkit::{NetworKit, NetworKitJob, StaticFinals};
 use dyngraph_benches::sahu::bench_data_dir;
 use plotters::prelude::*;
 use std::fmt::Write as _;
@@ -45,6 +57,7 @@ struct Config {
     largest: i32,
     frontier_tolerance: Option<f64>,
     bound: Option<f64>,
+    networkit: Option<PathBuf>,
     out: PathBuf,
 }
 
@@ -58,6 +71,7 @@ fn config() -> Config {
         largest: -1,
         frontier_tolerance: None,
         bound: None,
+        networkit: None,
         out: bench_data_dir().join("incremental"),
     };
     let mut args = std::env::args().skip(1);
@@ -86,6 +100,7 @@ fn config() -> Config {
                 config.frontier_tolerance = Some(value().parse().expect("--frontier-tolerance X"))
             }
             "--bound" => config.bound = Some(value().parse().expect("--bound EPS")),
+            "--networkit" => config.networkit = Some(PathBuf::from(value())),
             "--bench" => {}
             other => panic!("unknown option {other} (see the example's docs)"),
         }
@@ -117,9 +132,26 @@ fn main() {
             .collect::<Vec<_>>()
             .join(" ")
     );
+    let networkit = config.networkit.as_ref().map(|python| NetworKit {
+        python: python.clone(),
+        dir: config.out.join("networkit-scratch"),
+        threads: rayon::current_num_threads(),
+        bound: config
+            .bound
+            .unwrap_or(dyngraph::incremental::DEFAULT_L1_BOUND),
+    });
+    if let Some(nk) = &networkit {
+        match nk.version() {
+            Ok(version) => println!(
+                "# NetworKit {version}, {} threads; its PageRank: static, recomputed to L1 {:e}",
+                nk.threads, nk.bound
+            ),
+            Err(e) => panic!("--networkit: {e}"),
+        }
+    }
     let mut records = Vec::new();
     for input in inputs(config.scale, config.inputs.as_deref()) {
-        run_input(&config, &input, &mut records);
+        run_input(&config, &input, networkit.as_ref(), &mut records);
     }
     write_csv(&config.out.join("incremental.csv"), &records);
     plot_all(&config.out, &records);
@@ -134,8 +166,17 @@ fn main() {
     );
 }
 
-fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
+fn run_input(
+    config: &Config,
+    input: &Input,
+    networkit: Option<&NetworKit>,
+    records: &mut Vec<Record>,
+) {
     let store = base_store(input);
+    if let Some(nk) = networkit {
+        nk.write_base(input)
+            .unwrap_or_else(|e| panic!("{}: {e}", nk.dir.display()));
+    }
     let source: VertexId = input.edges[0].src;
     println!(
         "\n## {}: {} vertices, {} edges in the base graph ({}; {} batches)",
@@ -178,6 +219,66 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
         );
     }
     for &kind in &config.kinds {
+        let mut finals = vec![StaticFinals::default(); sizes.len()];
+        let mut pagerank_columns = Vec::new();
+        if want("pr") {
+            for (&(exponent, size), finals) in sizes.iter().zip(&mut finals) {
+                let repeat = repeat_for(config.repeat, exponent);
+                let (cells, scores) =
+                    measure_pagerank(input, &store, &pagerank_states, kind, size, repeat);
+                finals.pagerank = Some(scores);
+                pagerank_columns.push((exponent, size, cells));
+            }
+        }
+        let mut per_kernel: [Vec<(i32, usize, Vec<Cell>)>; 3] = Default::default();
+        if let Some(exact) = &exact {
+            for (&(exponent, size), finals) in sizes.iter().zip(&mut finals) {
+                let repeat = repeat_for(config.repeat, exponent);
+                let ([cc, bfs, sssp], static_finals) =
+                    measure_exact(input, &store, exact, kind, size, repeat);
+                *finals = StaticFinals {
+                    pagerank: finals.pagerank.take(),
+                    ..static_finals
+                };
+                per_kernel[0].push((exponent, size, cc));
+                per_kernel[1].push((exponent, size, bfs));
+                per_kernel[2].push((exponent, size, sssp));
+            }
+        }
+        let kernels: Vec<&str> = ["pr", "cc", "bfs", "sssp"]
+            .into_iter()
+            .filter(|k| want(k))
+            .collect();
+        let theirs: Option<Vec<NetworKitJob>> = networkit.map(|nk| {
+            let jobs: Vec<(usize, usize)> = sizes
+                .iter()
+                .map(|&(exponent, size)| (size, repeat_for(config.repeat, exponent)))
+                .collect();
+            let mut done = nk
+                .run(input, kind, &jobs, source, &kernels)
+                .unwrap_or_else(|e| panic!("--networkit: {e}"));
+            for ((job, &(_, size)), finals) in done.iter_mut().zip(&sizes).zip(&finals) {
+                nk.compare(&format!("{}-{size}", kind.as_str()), job, finals);
+            }
+            done
+        });
+        let add_networkit =
+            |kernel: &str,
+             rows: &mut Vec<&'static str>,
+             columns: &mut Vec<(i32, usize, Vec<Cell>)>| {
+                if let Some(jobs) = &theirs {
+                    rows.push("networkit");
+                    for ((_, _, cells), job) in columns.iter_mut().zip(jobs) {
+                        let cell = job
+                            .cells
+                            .iter()
+                            .find(|(k, _)| *k == kernel)
+                            .map(|(_, c)| c.clone())
+                            .unwrap_or_default();
+                        cells.push(cell);
+                    }
+                }
+            };
         if want("pr") {
             let mut rows: Vec<&'static str> =
                 pagerank_rows(config.frontier_tolerance, config.bound)
@@ -185,35 +286,37 @@ fn run_input(config: &Config, input: &Input, records: &mut Vec<Record>) {
                     .map(|(n, _)| *n)
                     .collect();
             rows.push("gapbs-20 (f32)");
-            let mut columns = Vec::new();
-            for &(exponent, size) in &sizes {
-                let repeat = repeat_for(config.repeat, exponent);
-                let cells = measure_pagerank(input, &store, &pagerank_states, kind, size, repeat);
-                columns.push((exponent, size, cells));
-            }
-            table(input, kind, "PageRank", &rows, &columns, true);
-            collect(input, kind, "pr", &rows, columns, records);
+            add_networkit("pr", &mut rows, &mut pagerank_columns);
+            table(input, kind, "PageRank", &rows, &pagerank_columns, true);
+            collect(input, kind, "pr", &rows, pagerank_columns, records);
         }
-        if let Some(exact) = &exact {
-            let rows: Vec<&'static str> = exact_rows().iter().map(|(n, _, _)| *n).collect();
-            let mut per_kernel: [Vec<(i32, usize, Vec<Cell>)>; 3] = Default::default();
-            for &(exponent, size) in &sizes {
-                let repeat = repeat_for(config.repeat, exponent);
-                let [cc, bfs, sssp] = measure_exact(input, &store, exact, kind, size, repeat);
-                per_kernel[0].push((exponent, size, cc));
-                per_kernel[1].push((exponent, size, bfs));
-                per_kernel[2].push((exponent, size, sssp));
-            }
-            for ((kernel, title), columns) in [("cc", "CC"), ("bfs", "BFS"), ("sssp", "SSSP")]
+        if exact.is_some() {
+            for ((kernel, title), mut columns) in [("cc", "CC"), ("bfs", "BFS"), ("sssp", "SSSP")]
                 .into_iter()
                 .zip(per_kernel)
             {
                 if want(kernel) {
+                    let mut rows: Vec<&'static str> =
+                        exact_rows().iter().map(|(n, _, _)| *n).collect();
+                    add_networkit(kernel, &mut rows, &mut columns);
                     table(input, kind, title, &rows, &columns, false);
+                    for (job, (exponent, size)) in theirs.iter().flatten().zip(&sizes) {
+                        for &(_, differ) in job.self_check.iter().filter(|(k, _)| *k == kernel) {
+                            if differ > 0 {
+                                println!(
+                                    "networkit's dynamic {title} at 1e{exponent} ({size}) differs \
+                                     from its own static run at {differ} vertices"
+                                );
+                            }
+                        }
+                    }
                     collect(input, kind, kernel, &rows, columns, records);
                 }
             }
         }
+    }
+    if let Some(nk) = networkit {
+        nk.clean();
     }
 }
 
@@ -287,13 +390,31 @@ fn table(
         }
         out.push('\n');
     }
-    header(&mut out, "touched/|V|");
+    header(&mut out, "work/|V|");
     for (r, row) in rows.iter().enumerate() {
         let _ = write!(out, "{row:<16}");
         for (_, _, cells) in columns {
             let _ = write!(out, "{:>14}", format!("{:.2e}", cells[r].touched));
         }
         out.push('\n');
+    }
+    if let Some(theirs) = rows.iter().position(|&r| r == "networkit") {
+        header(&mut out, "networkit/row");
+        for (r, row) in rows.iter().enumerate().filter(|&(r, _)| r != theirs) {
+            let _ = write!(out, "{row:<16}");
+            for (_, _, cells) in columns {
+                let ratio = cells[theirs].median() / cells[r].median();
+                let _ = write!(out, "{:>14}", format!("{ratio:.2}x"));
+            }
+            out.push('\n');
+        }
+        out.push_str(if pagerank {
+            "(networkit: its static PageRank recomputed per batch; its error is after the last \
+             batch, both sides scaled to sum 1)\n"
+        } else {
+            "(networkit: its dynamic algorithm; wrong vertices after the last batch, against \
+             the static row)\n"
+        });
     }
     out.push_str("(* an update of the row fell back to a full computation)\n");
     print!("{out}");

@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 
 pub mod incremental;
+pub mod networkit;
 pub mod replay;
 pub mod sahu;
 pub mod stores;

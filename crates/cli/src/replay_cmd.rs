@@ -13,8 +13,8 @@ use dyngraph::durable::{DurableVcsr, GroupCommit, SyncPolicy};
 use dyngraph::kernels::KernelName;
 use dyngraph::loader::Order;
 use dyngraph::replay::{
-    CheckpointResult, Choice, KernelMode, ReplayOptions, ReplayProgress, ReplaySpec, Report,
-    SourceVertex, Window,
+    BoundMethod, CheckpointResult, Choice, KernelMode, ReplayOptions, ReplayProgress, ReplaySpec,
+    Report, SourceVertex, Window,
 };
 use dyngraph::stores::{GapPolicyKind, StoreKind, StoreSettings};
 use std::path::PathBuf;
@@ -137,17 +137,24 @@ pub(crate) struct ReplayArgs {
     #[arg(long)]
     verify: bool,
 
-    /// Maintained PageRank by residual push to this L1 bound on the
-    /// normalised ranks against the fixed point (e.g. 1e-6); `--mode both`
-    /// runs from scratch to the same bound and `--verify` checks it
-    /// against a converged run. Default: DF-P with its tolerances.
+    /// Maintained PageRank to this L1 bound on the normalised ranks
+    /// against the fixed point (e.g. 1e-6); `--mode both` runs from
+    /// scratch to the same bound and `--verify` checks it against a
+    /// converged run. Default: DF-P with its tolerances.
     #[arg(long, value_name = "EPS", allow_hyphen_values = true, value_parser = flags::bound)]
     pagerank_bound: Option<f64>,
 
-    /// Tests of `--verify` only: residual push stops at this bound while
+    /// How maintained PageRank keeps `--pagerank-bound`: warm-started
+    /// sweeps (the faster where one edge moves most ranks, as on social
+    /// and Kronecker graphs) or residual push (work that follows the
+    /// batch, for graphs whose changes stay local).
+    #[arg(long, value_enum, default_value_t = BoundMethod::Sweeps, requires = "pagerank_bound")]
+    pagerank_method: BoundMethod,
+
+    /// Tests of `--verify` only: the maintained PageRank stops at this bound while
     /// the report and `--verify` hold it to `--pagerank-bound`.
     #[arg(long, hide = true, value_name = "EPS", value_parser = flags::bound)]
-    pagerank_push_bound_for_tests: Option<f64>,
+    pagerank_stop_bound_for_tests: Option<f64>,
 
     /// The source vertex of BFS and SSSP (default: the first arrival's
     /// source): its original id or key when the input's ids were
@@ -238,7 +245,8 @@ impl ReplayArgs {
             every: self.every,
             verify: self.verify,
             pagerank_bound: self.pagerank_bound,
-            pagerank_push_bound_for_tests: self.pagerank_push_bound_for_tests,
+            pagerank_method: self.pagerank_method,
+            pagerank_stop_bound_for_tests: self.pagerank_stop_bound_for_tests,
             source: self.source.clone().map(SourceVertex::Named),
             load: self.input.load_options(),
             ..ReplaySpec::new(crate::input::input_path(&input))

@@ -1850,40 +1850,51 @@ fn damaged_binary_edge_stream_is_refused_with_its_offset_by_every_command() {
 
 #[test]
 fn incremental_pagerank_to_an_l1_bound_reports_the_bound_and_verifies_it() {
-    // The bundled sample, maintained by residual push to L1 1e-6 and run
-    // from scratch to the same bound beside it, verified at every
-    // checkpoint against a converged run.
-    let report = replay_json(&[
-        "--store",
-        "vcsr",
-        "--kernel",
-        "pr,cc",
-        "--mode",
-        "both",
-        "--batch",
-        "2000",
-        "--every",
-        "4",
-        "--pagerank-bound",
-        "1e-6",
-        "--verify",
-    ]);
-    let pr = &report["stores"][0]["maintained"]["pr"];
-    assert_eq!(pr["bound"], 1e-6, "{pr}");
-    assert_eq!(pr["verified"], true, "{pr}");
-    assert!(pr["checkpoints"].as_u64().unwrap() >= 2, "{pr}");
-    let verified = pr["verified_error"].as_f64().unwrap();
-    assert!(verified > 0.0 && verified <= 1e-6, "{pr}");
-    // Both sides within the bound of the fixed point: within twice it of
-    // each other.
-    assert!(pr["max_error"].as_f64().unwrap() <= 2e-6, "{pr}");
-    assert!(pr["result"].as_str().unwrap().starts_with("top "), "{pr}");
-    let cc = &report["stores"][0]["maintained"]["cc"];
-    assert!(
-        cc["result"].as_str().unwrap().ends_with(" components"),
-        "{cc}"
-    );
-    assert_eq!(cc["bound"], Value::Null);
+    // The bundled sample, maintained to L1 1e-6 by warm sweeps (the
+    // default) and by residual push, and run from scratch to the same
+    // bound beside it, verified at every checkpoint against a converged
+    // run.
+    for method in ["sweeps", "push"] {
+        let report = replay_json(&[
+            "--store",
+            "vcsr",
+            "--kernel",
+            "pr,cc",
+            "--mode",
+            "both",
+            "--batch",
+            "2000",
+            "--every",
+            "4",
+            "--pagerank-bound",
+            "1e-6",
+            "--pagerank-method",
+            method,
+            "--verify",
+        ]);
+        let pr = &report["stores"][0]["maintained"]["pr"];
+        assert_eq!(pr["bound"], 1e-6, "{method}: {pr}");
+        assert_eq!(pr["verified"], true, "{method}: {pr}");
+        assert!(pr["checkpoints"].as_u64().unwrap() >= 2, "{method}: {pr}");
+        let verified = pr["verified_error"].as_f64().unwrap();
+        assert!(verified > 0.0 && verified <= 1e-6, "{method}: {pr}");
+        // Both sides within the bound of the fixed point: within twice it
+        // of each other.
+        assert!(pr["max_error"].as_f64().unwrap() <= 2e-6, "{method}: {pr}");
+        assert!(pr["result"].as_str().unwrap().starts_with("top "), "{pr}");
+        let cc = &report["stores"][0]["maintained"]["cc"];
+        // `touched` is a share of the vertices, even when an update sweeps
+        // them all several times.
+        for kernel in [pr, cc] {
+            let touched = kernel["mean_touched"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&touched), "{method}: {kernel}");
+        }
+        assert!(
+            cc["result"].as_str().unwrap().ends_with(" components"),
+            "{cc}"
+        );
+        assert_eq!(cc["bound"], Value::Null);
+    }
     // A bound that is not a positive number is refused in one line.
     let output = dyngraph(&[
         "replay",
@@ -1896,6 +1907,21 @@ fn incremental_pagerank_to_an_l1_bound_reports_the_bound_and_verifies_it() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(
         stderr(&output).contains("positive L1 bound"),
+        "{}",
+        stderr(&output)
+    );
+    // A method without a bound to keep is refused.
+    let output = dyngraph(&[
+        "replay",
+        "--kernel",
+        "pr",
+        "--incremental",
+        "--pagerank-method",
+        "push",
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--pagerank-bound"),
         "{}",
         stderr(&output)
     );
@@ -1921,7 +1947,7 @@ fn verify_fails_when_maintained_pagerank_breaks_its_bound() {
         "4",
         "--pagerank-bound",
         "1e-9",
-        "--pagerank-push-bound-for-tests",
+        "--pagerank-stop-bound-for-tests",
         "1e-2",
         "--verify",
     ]);

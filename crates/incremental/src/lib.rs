@@ -52,7 +52,7 @@
 //! let view = store.view(&snapshot)?;
 //! let stats = pagerank.update(&view)?;
 //! components.update(&view)?;
-//! assert!(stats.touched_share() < 20.0 && !stats.fell_back());
+//! assert!(stats.work_share() < 20.0 && !stats.fell_back());
 //! verify_pagerank(&view, pagerank.kernel(), 1e-9).expect("within 1e-9 of the exact ranks");
 //! assert_eq!(components.kernel().component_count(), 1);
 //! # Ok::<(), dyngraph_core::Error>(())

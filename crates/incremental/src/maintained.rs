@@ -116,6 +116,11 @@ pub struct UpdateStats {
     /// Vertex computations: a vertex processed in three iterations counts
     /// three times.
     pub vertices_processed: u64,
+    /// Distinct vertices computed, where the kernel tells repeats apart
+    /// (residual push; a sweep computes every vertex); `None` where it
+    /// does not, and [`UpdateStats::touched_share`] takes the vertex
+    /// computations, at most one per vertex, instead.
+    pub vertices_touched: Option<u64>,
     /// Adjacency entries read (out- and in-neighbours).
     pub edges_scanned: u64,
     /// Iterations (PageRank) or rounds; 1 for a single pass.
@@ -136,6 +141,7 @@ impl UpdateStats {
             deleted: 0,
             vertex_count,
             vertices_processed: 0,
+            vertices_touched: None,
             edges_scanned: 0,
             iterations: 0,
             seconds: 0.0,
@@ -147,9 +153,24 @@ impl UpdateStats {
         self.fallback.is_some()
     }
 
-    /// Vertex computations per vertex of the graph: 0.01 means the update
-    /// did the work of touching 1 % of the vertices once.
+    /// The share of the graph's vertices the update computed, at most 1:
+    /// distinct vertices where the kernel counts them
+    /// ([`UpdateStats::vertices_touched`]), else its vertex computations
+    /// capped at the vertex count (an upper bound where a vertex is
+    /// computed more than once).
     pub fn touched_share(&self) -> f64 {
+        let n = self.vertex_count.max(1) as u64;
+        let touched = self
+            .vertices_touched
+            .unwrap_or(self.vertices_processed)
+            .min(n);
+        touched as f64 / n as f64
+    }
+
+    /// Vertex computations per vertex of the graph, the update's work: 0.01
+    /// is the work of computing 1 % of the vertices once, 20 that of twenty
+    /// full sweeps.
+    pub fn work_share(&self) -> f64 {
         self.vertices_processed as f64 / self.vertex_count.max(1) as f64
     }
 }
@@ -164,8 +185,8 @@ impl fmt::Display for UpdateStats {
         };
         write!(
             f,
-            "{}: {ran}, +{}/-{} edges in {} batch(es), {} vertex computations ({:.3}% of {}), \
-             {} edges read, {} iteration(s), {:.3} ms",
+            "{}: {ran}, +{}/-{} edges in {} batch(es), {} vertex computations ({:.3}% of {} \
+             vertices touched), {} edges read, {} iteration(s), {:.3} ms",
             self.kernel,
             self.inserted,
             self.deleted,

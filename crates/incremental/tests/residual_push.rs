@@ -132,6 +132,13 @@ proptest! {
                     "{}", stats
                 );
             }
+            // Touched counts distinct vertices: a share, never more than
+            // the work done.
+            // (None: nothing was pushed or swept.)
+            if let Some(touched) = stats.vertices_touched {
+                prop_assert!(touched <= stats.vertices_processed.max(stats.vertex_count as u64), "{}", stats);
+            }
+            prop_assert!(stats.touched_share() <= 1.0, "{}", stats);
             let proven = ranks.kernel().proven_l1().unwrap();
             prop_assert!(proven <= bound, "batch {}: residuals prove {:e} > {:e}; {}", step, proven, bound, stats);
             let error = l1_to_exact(&model, ranks.kernel());

@@ -30,7 +30,7 @@ use crate::checkpoints::KernelCheckpoints;
 use crate::engine::{ReplayOptions, StoreSummary, replay};
 use crate::hooks::{Hooks, ReplayProgress};
 use crate::kept;
-use crate::maintained::{KernelMode, MaintainedKernels};
+use crate::maintained::{BoundMethod, KernelMode, MaintainedKernels};
 use crate::plan::{Choice, plan};
 use crate::report::{InputSummary, Report};
 use crate::window::Window;
@@ -77,15 +77,17 @@ pub struct ReplaySpec {
     pub verify: bool,
     /// The source of BFS and SSSP; default: the first arrival's source.
     pub source: Option<SourceVertex>,
-    /// Maintained PageRank by residual push to this L1 bound on the
-    /// normalised ranks (and runs from scratch beside it to the same
-    /// bound); `None`: the crate's default strategy (DF-P).
+    /// Maintained PageRank to this L1 bound on the normalised ranks (and
+    /// runs from scratch beside it to the same bound); `None`: the crate's
+    /// default strategy (DF-P).
     pub pagerank_bound: Option<f64>,
-    /// For the verifier's own tests: the push stops at this bound while
+    /// How the maintained PageRank keeps [`ReplaySpec::pagerank_bound`].
+    pub pagerank_method: BoundMethod,
+    /// For the verifier's own tests: the maintained PageRank stops at this bound while
     /// the report and `verify` hold it to [`ReplaySpec::pagerank_bound`],
     /// a broken bound that `verify` must catch. `None` in every real run.
     #[doc(hidden)]
-    pub pagerank_push_bound_for_tests: Option<f64>,
+    pub pagerank_stop_bound_for_tests: Option<f64>,
 }
 
 /// The vertex BFS and SSSP start from, as the caller names it.
@@ -176,7 +178,8 @@ impl ReplaySpec {
             verify: false,
             source: None,
             pagerank_bound: None,
-            pagerank_push_bound_for_tests: None,
+            pagerank_method: BoundMethod::default(),
+            pagerank_stop_bound_for_tests: None,
         }
     }
 
@@ -369,7 +372,8 @@ pub fn run_on(
         let mut maintained =
             MaintainedKernels::new(&spec.kernels, spec.mode, spec.every, spec.verify, source)
                 .with_pagerank_bound(spec.pagerank_bound)
-                .with_pagerank_push_bound_for_tests(spec.pagerank_push_bound_for_tests)
+                .with_pagerank_method(spec.pagerank_method)
+                .with_pagerank_stop_bound_for_tests(spec.pagerank_stop_bound_for_tests)
                 .keeping_outputs(keep_outputs);
         let base = ((stream.len() as f64) * spec.replay.base_percent / 100.0).floor() as u64;
         progress.start(kind, stream.len() as u64 - base);
@@ -390,7 +394,7 @@ pub fn run_on(
         summary.store = kind.name().to_string();
         summary.kernels = std::mem::take(&mut checkpoints.latest);
         summary.kernel_timeline = std::mem::take(&mut checkpoints.timeline);
-        summary.maintained = std::mem::take(&mut maintained.summaries);
+        summary.maintained = maintained.take_summaries();
         verify_failures.extend(
             maintained
                 .failures

@@ -47,7 +47,9 @@ pub use engine::{
 };
 pub use hooks::{CheckpointResult, ReplayProgress};
 pub use job::{ReplaySpec, SourceVertex, prepare_stream, read_stream, run, run_on, run_reading};
-pub use maintained::{KernelMode, MaintainedKernels, MaintainedSummary, is_maintainable};
+pub use maintained::{
+    BoundMethod, KernelMode, MaintainedKernels, MaintainedSummary, is_maintainable,
+};
 pub use plan::{Choice, StorePlan, plan};
 pub use report::{CsvRow, InputSummary, Report};
 pub use window::Window;

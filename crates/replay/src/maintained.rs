@@ -41,6 +41,23 @@ impl KernelMode {
     }
 }
 
+/// How a maintained PageRank keeps its L1 bound (`--pagerank-method`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum BoundMethod {
+    /// Warm-started sweeps over every vertex until their change proves the
+    /// bound (`PageRankStrategy::NaiveDynamic` with the bound): the faster
+    /// on small-world graphs, where one edge moves most ranks past a tight
+    /// bound (measured on sx-mathoverflow and Kronecker graphs).
+    #[default]
+    Sweeps,
+    /// Residual push (`PageRankStrategy::ResidualPush`): work that follows
+    /// the batch and the bound, for graphs whose changes stay local; it
+    /// sweeps when pushing would cost more.
+    Push,
+}
+
 /// The kernels `dyngraph-incremental` maintains.
 pub fn is_maintainable(kernel: KernelName) -> bool {
     matches!(
@@ -62,8 +79,8 @@ pub struct MaintainedSummary {
     pub static_seconds: Option<f64>,
     /// `static_seconds / seconds`.
     pub speedup: Option<f64>,
-    /// Mean share of the vertices an update touched (vertex computations
-    /// over vertices).
+    /// Mean share of the vertices an update touched, at most 1
+    /// ([`UpdateStats::touched_share`]).
     pub mean_touched: f64,
     /// Updates that fell back to a full computation.
     pub fallbacks: usize,
@@ -81,7 +98,7 @@ pub struct MaintainedSummary {
     pub verified_error: Option<f64>,
     /// The maintained result at the last checkpoint, in words: PageRank's
     /// ten highest-ranked vertices, the component count, the vertices BFS
-    /// or SSSP reached.
+    /// or SSSP reached (written by [`MaintainedKernels::take_summaries`]).
     pub result: String,
     /// The verifier's verdict on every checkpoint, when asked.
     pub verified: Option<bool>,
@@ -107,7 +124,8 @@ pub struct MaintainedKernels {
     verify: bool,
     source: VertexId,
     pagerank_bound: Option<f64>,
-    pagerank_push_bound_for_tests: Option<f64>,
+    pagerank_method: BoundMethod,
+    pagerank_stop_bound_for_tests: Option<f64>,
     log: ChangeLog,
     kernels: Vec<(KernelName, Kernel)>,
     keep_outputs: bool,
@@ -143,7 +161,8 @@ impl MaintainedKernels {
             verify,
             source,
             pagerank_bound: None,
-            pagerank_push_bound_for_tests: None,
+            pagerank_method: BoundMethod::default(),
+            pagerank_stop_bound_for_tests: None,
             log: ChangeLog::new(),
             kernels: Vec::new(),
             keep_outputs: false,
@@ -153,21 +172,28 @@ impl MaintainedKernels {
         }
     }
 
-    /// Maintains PageRank by residual push to the L1 bound `bound` on the
-    /// normalised ranks (`None`: the crate's default, DF-P, or warm sweeps
-    /// on a store without in-edges).
+    /// Maintains PageRank to the L1 bound `bound` on the normalised ranks,
+    /// by [`MaintainedKernels::with_pagerank_method`]'s method (`None`: the
+    /// crate's default, DF-P, or warm sweeps on a store without in-edges).
     pub fn with_pagerank_bound(mut self, bound: Option<f64>) -> Self {
         self.pagerank_bound = bound;
         self
     }
 
-    /// For the verifier's own tests: residual push stops at `push_bound`
-    /// while the summary and the verifier keep to
+    /// How PageRank keeps [`MaintainedKernels::with_pagerank_bound`]'s
+    /// bound.
+    pub fn with_pagerank_method(mut self, method: BoundMethod) -> Self {
+        self.pagerank_method = method;
+        self
+    }
+
+    /// For the verifier's own tests: the maintained PageRank stops at
+    /// `stop_bound` while the summary and the verifier keep to
     /// [`MaintainedKernels::with_pagerank_bound`]'s bound, a broken
     /// guarantee that `verify` must report.
     #[doc(hidden)]
-    pub fn with_pagerank_push_bound_for_tests(mut self, push_bound: Option<f64>) -> Self {
-        self.pagerank_push_bound_for_tests = push_bound;
+    pub fn with_pagerank_stop_bound_for_tests(mut self, stop_bound: Option<f64>) -> Self {
+        self.pagerank_stop_bound_for_tests = stop_bound;
         self
     }
 
@@ -178,6 +204,18 @@ impl MaintainedKernels {
     pub fn keeping_outputs(mut self, keep: bool) -> Self {
         self.keep_outputs = keep;
         self
+    }
+
+    /// Each kernel's summary, with its result in words at the last
+    /// checkpoint, taken: the result is described here, once, and not at
+    /// every checkpoint (a component count or a reached count is `O(V)`).
+    pub fn take_summaries(&mut self) -> BTreeMap<String, MaintainedSummary> {
+        for (name, kernel) in &self.kernels {
+            if let Some(summary) = self.summaries.get_mut(name.as_str()) {
+                summary.result = describe(kernel);
+            }
+        }
+        std::mem::take(&mut self.summaries)
     }
 
     /// Whether any kernel is maintained.
@@ -201,10 +239,18 @@ impl MaintainedKernels {
             let kernel = match name {
                 KernelName::PageRank => {
                     let options = match self.pagerank_bound {
-                        // Residual push runs with or without in-edges.
-                        Some(bound) => DynamicPageRankOptions::to_l1_bound(
-                            self.pagerank_push_bound_for_tests.unwrap_or(bound),
-                        ),
+                        // Both run with or without in-edges.
+                        Some(bound) => {
+                            let bound = self.pagerank_stop_bound_for_tests.unwrap_or(bound);
+                            match self.pagerank_method {
+                                BoundMethod::Push => DynamicPageRankOptions::to_l1_bound(bound),
+                                BoundMethod::Sweeps => DynamicPageRankOptions {
+                                    strategy: PageRankStrategy::NaiveDynamic,
+                                    l1_bound: Some(bound),
+                                    ..DynamicPageRankOptions::default()
+                                },
+                            }
+                        }
                         None => {
                             // The frontier strategies recompute single
                             // vertices over in-edges; without them,
@@ -264,7 +310,6 @@ impl MaintainedKernels {
                     ));
                 }
             }
-            summary.result = describe(kernel);
             if self.keep_outputs {
                 self.outputs.push((*name, output_of(kernel)));
             }

@@ -348,6 +348,10 @@ pub struct DynamicPageRank {
     /// Residual push: the last fallback's warm sweeps, measured
     /// (iterations, and `ln(2S / B)` of the residual sum it started from).
     warm_sweeps: Option<(u32, f64)>,
+    /// Residual push: adjacency entries the last push read per unit of the
+    /// residual sum it removed, to price the next push before it starts
+    /// (decayed on each update that skips the push, so it is tried again).
+    push_rate: Option<f64>,
 }
 
 /// A copy of the state: a reader can keep one beside the snapshot it was
@@ -373,6 +377,7 @@ impl Clone for DynamicPageRank {
             residuals: self.residuals.clone(),
             sweep_rate: self.sweep_rate,
             warm_sweeps: self.warm_sweeps,
+            push_rate: self.push_rate,
         }
     }
 }
@@ -395,6 +400,7 @@ impl DynamicPageRank {
             residuals: Box::default(),
             sweep_rate,
             warm_sweeps: None,
+            push_rate: None,
         }
     }
 

@@ -55,6 +55,14 @@
 //!    hands the rest to those sweeps once its work (entries read, times
 //!    [`super::DynamicPageRankOptions::push_edge_cost`]) passes theirs,
 //!    and the update says so ([`FallbackReason::PushCostlierThanSweeps`]).
+//!    A push is also priced before it starts, from the entries the last
+//!    one read per unit of the excess over the bound it cleared (a push
+//!    that ran out of its limit prices its excess at twice the limit: the
+//!    largest residuals go first, so what is left costs more per unit):
+//!    one expected to pass the limit is not started, since it would pay
+//!    the limit and then the sweeps. Each update that skips it lowers the price by
+//!    [`PUSH_RATE_DECAY`], so a stream whose batches turn local returns to
+//!    pushing.
 
 use super::DynamicPageRank;
 use crate::ChangeLog;
@@ -69,6 +77,10 @@ use rayon::prelude::*;
 /// everything above.
 const LEVELS: usize = 128;
 const OFFSET: i64 = 107;
+/// How much each update that skips the push lowers its price: after a
+/// few such updates (four halve it) the push is tried again, so a stream
+/// whose batches turn local returns to pushing.
+const PUSH_RATE_DECAY: f64 = 0.85;
 /// `bucket_of` for a vertex listed in no bucket.
 const UNLISTED: u8 = u8::MAX;
 
@@ -310,6 +322,7 @@ impl DynamicPageRank {
         };
         stats.edges_scanned += graph.edge_count();
         stats.vertices_processed += n as u64;
+        stats.vertices_touched = Some(n as u64);
         self.residuals.reset(values, &self.degrees);
     }
 
@@ -379,12 +392,35 @@ impl DynamicPageRank {
         };
         let sweep_work = (graph.edge_count() + n as u64) as f64;
         let limit = sweeps * sweep_work / self.options.push_edge_cost;
-        let limit = if limit.is_finite() {
+        // Priced before it starts: what the last push read per unit of
+        // excess it cleared, times this excess. A push expected to cost more
+        // than the sweeps is not started (it would pay its limit, then the
+        // sweeps); each skip lowers the price, so pushing is tried again.
+        let excess = sum - budget;
+        let skip = self.push_rate.is_some_and(|rate| rate * excess > limit);
+        if skip {
+            self.push_rate = self.push_rate.map(|rate| rate * PUSH_RATE_DECAY);
+        }
+        let limit_entries = if limit.is_finite() {
             limit as u64
         } else {
             u64::MAX
         };
-        if !self.push(graph, budget, limit, &mut stats) {
+        let read_before = stats.edges_scanned + stats.vertices_processed;
+        let pushed = !skip && self.push(graph, budget, limit_entries, &mut stats);
+        if !skip {
+            let read = stats.edges_scanned + stats.vertices_processed - read_before;
+            self.push_rate = Some(if pushed {
+                // What this excess cost.
+                read as f64 / excess
+            } else {
+                // Past the limit with residual left: the largest residuals
+                // went first, so the rest costs more per unit than the
+                // average so far; price this excess at twice the limit.
+                2.0 * limit / excess
+            });
+        }
+        if !pushed {
             let from = (2.0 * self.residuals.sum() / budget).ln().max(1.0);
             let sweeps = on_pool_if(big, || self.push_sweeps_to_bound(graph, true))?;
             self.warm_sweeps = Some((sweeps.iterations, from));
@@ -392,6 +428,7 @@ impl DynamicPageRank {
             stats.fallback = Some(FallbackReason::PushCostlierThanSweeps);
             stats.iterations += sweeps.iterations;
             stats.vertices_processed += sweeps.vertices_processed;
+            stats.vertices_touched = Some(n as u64);
             stats.edges_scanned += sweeps.edges_scanned;
         }
         Ok(stats)
@@ -559,6 +596,8 @@ impl DynamicPageRank {
         let damping = self.options.damping;
         let mut work = 0u64;
         let mut done = true;
+        let epoch = self.queued.next_epoch();
+        let mut touched = 0u64;
         while self.residuals.sum > budget {
             let Some((v, residual)) = self.residuals.pop() else {
                 // Every residual is 0: the kept sum is rounding.
@@ -568,6 +607,7 @@ impl DynamicPageRank {
             self.ranks.set(v, self.ranks.get(v) + residual);
             let degree = self.degrees[v as usize];
             stats.vertices_processed += 1;
+            touched += u64::from(self.queued.mark(v, epoch));
             work += degree + 1;
             if degree > 0 {
                 let share = damping * residual / degree as f64;
@@ -584,6 +624,54 @@ impl DynamicPageRank {
         }
         self.residuals.compact();
         stats.iterations = stats.iterations.max(1);
+        stats.vertices_touched = Some(stats.vertices_touched.unwrap_or(0).max(touched));
         done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pagerank::DynamicPageRankOptions;
+    use dyngraph_core::{FromEdges, GraphUpdate, Semantics, StoreOptions};
+    use dyngraph_vcsr::Vcsr;
+
+    #[test]
+    fn a_push_priced_above_the_sweeps_is_not_started_and_is_tried_again() {
+        let n = 300;
+        let edges: Vec<Edge> = (0..n)
+            .flat_map(|v| [Edge::new(v, (v + 1) % n), Edge::new(v, (v * 7 + 3) % n)])
+            .collect();
+        let options = StoreOptions::new(Semantics::Multigraph).in_edges(true);
+        let mut graph = Vcsr::from_edges(&edges, options.into()).unwrap();
+        // Entries read priced so low that a started push always finishes.
+        let options = DynamicPageRankOptions {
+            push_edge_cost: 1e-6,
+            ..DynamicPageRankOptions::to_l1_bound(1e-9)
+        };
+        let (mut ranks, _) = DynamicPageRank::compute(&graph, &options).unwrap();
+        let mut step = |ranks: &mut DynamicPageRank, edge: Edge| {
+            graph.insert_edges(&[edge]).unwrap();
+            let mut log = ChangeLog::new();
+            log.record_insert(edge.src, edge.dst);
+            ranks.apply(&graph, &log).unwrap()
+        };
+        // A price no push can meet: the update sweeps without pushing, and
+        // the price comes down.
+        ranks.push_rate = Some(1e300);
+        let stats = step(&mut ranks, Edge::new(5, 250));
+        assert_eq!(
+            stats.fallback,
+            Some(FallbackReason::PushCostlierThanSweeps),
+            "{stats}"
+        );
+        assert_eq!(ranks.push_rate, Some(1e300 * PUSH_RATE_DECAY));
+        assert!(ranks.proven_l1().unwrap() <= 1e-9);
+        // A price any push meets: it pushes, and measures its own.
+        ranks.push_rate = Some(0.0);
+        let stats = step(&mut ranks, Edge::new(9, 120));
+        assert_eq!(stats.ran, Ran::Incremental, "{stats}");
+        assert!(ranks.push_rate.is_some_and(|rate| rate > 0.0));
+        assert!(ranks.proven_l1().unwrap() <= 1e-9);
     }
 }

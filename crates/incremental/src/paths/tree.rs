@@ -212,12 +212,33 @@ impl<D: Distance> Tree<D> {
                 }
             }
         }
-        let mut sources: Vec<VertexId> = changes
-            .inserted()
-            .iter()
-            .map(|e| e.src)
-            .filter(|&u| (u as usize) < n)
-            .collect();
+        // Unit weights: an inserted edge the log does not also name as
+        // deleted is in the graph, so it alone relaxes, whatever its
+        // source's degree. Otherwise (a weight to read, or an edge that
+        // may be gone again) the source relaxes every out-edge.
+        let deleted: std::collections::HashSet<(VertexId, VertexId)> = if D::UNIT {
+            changes.deleted().iter().map(|e| (e.src, e.dst)).collect()
+        } else {
+            Default::default()
+        };
+        let mut sources: Vec<VertexId> = Vec::new();
+        for e in changes.inserted() {
+            let (u, v) = (e.src, e.dst);
+            if u as usize >= n || v as usize >= n {
+                continue;
+            }
+            if D::UNIT && !deleted.contains(&(u, v)) {
+                stats.edges_scanned += 1;
+                let candidate = self.dist[u as usize].plus(1.0);
+                if self.dist[u as usize].is_finite() && candidate < self.dist[v as usize] {
+                    self.dist[v as usize] = candidate;
+                    self.parent[v as usize] = u;
+                    heap.push(Reverse((candidate.key(), v)));
+                }
+            } else {
+                sources.push(u);
+            }
+        }
         sources.sort_unstable();
         sources.dedup();
         for u in sources {
