@@ -41,7 +41,7 @@ use dyngraph_benches::incremental::{
     BatchKind, Cell, ExactStates, Input, base_store, exact_rows, inputs, measure_exact,
     measure_pagerank, one_edge_region, pagerank_rows,
 };
-use dyngraph_benches::networkit::{NetworKit, NetworKitJob, StaticFinals};
+use dyngraph_benches::networkit::{NetworKit, NetworKitJob, StaticFinals, job_name};
 use dyngraph_benches::sahu::bench_data_dir;
 use plotters::prelude::*;
 use std::fmt::Write as _;
@@ -258,7 +258,7 @@ fn run_input(
                 .run(input, kind, &jobs, source, &kernels)
                 .unwrap_or_else(|e| panic!("--networkit: {e}"));
             for ((job, &(_, size)), finals) in done.iter_mut().zip(&sizes).zip(&finals) {
-                nk.compare(&format!("{}-{size}", kind.as_str()), job, finals);
+                nk.compare(&job_name(kind, size), job, finals);
             }
             done
         });

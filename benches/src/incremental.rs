@@ -17,7 +17,8 @@ use dyngraph::core::{Edge, FromEdges, GraphUpdate, StoreOptions, VertexId, Weigh
 use dyngraph::incremental::{
     ComponentsStrategy, DynamicBfs, DynamicBfsOptions, DynamicComponents, DynamicComponentsOptions,
     DynamicPageRank, DynamicPageRankOptions, DynamicSssp, DynamicSsspOptions, IncrementalKernel,
-    Maintained, PageRankStrategy, PathStrategy, PathThresholds, pagerank_error, reference_pagerank,
+    Maintained, PageRankStrategy, PathStrategy, PathThresholds, UpdateStats, pagerank_error,
+    reference_pagerank,
 };
 use dyngraph::kernels::{PageRankOptions, pagerank};
 use dyngraph::loader::{Generator, Order};
@@ -315,6 +316,14 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// Records one update of `repeat` in the cell: its time, whether it
+    /// fell back, and its share of the mean work per vertex.
+    pub fn record(&mut self, stats: &UpdateStats, repeat: usize) {
+        self.seconds.push(stats.seconds);
+        self.fell_back += usize::from(stats.fell_back());
+        self.touched += stats.work_share() / repeat as f64;
+    }
+
     /// The median update time, in seconds.
     pub fn median(&self) -> f64 {
         let mut sorted = self.seconds.clone();
@@ -412,9 +421,7 @@ pub fn measure_pagerank(
         for (state, cell) in states.iter_mut().zip(&mut cells) {
             state.record_batch(&inserted, &deleted);
             let stats = state.update(&store).expect("pagerank update");
-            cell.seconds.push(stats.seconds);
-            cell.fell_back += usize::from(stats.fell_back());
-            cell.touched += stats.work_share() / repeat as f64;
+            cell.record(&stats, repeat);
         }
         let reference = states[0].kernel().scores();
         for (state, cell) in states.iter().zip(&mut cells).skip(1) {
@@ -595,9 +602,7 @@ fn measure_rows<K: IncrementalKernel + Clone>(
             apply(&mut store, &inserted, &deleted);
             state.record_batch(&inserted, &deleted);
             let stats = state.update(&store).expect("update");
-            cell.seconds.push(stats.seconds);
-            cell.fell_back += usize::from(stats.fell_back());
-            cell.touched += stats.work_share() / repeat as f64;
+            cell.record(&stats, repeat);
             let got = result(state.kernel());
             if row == 0 {
                 reference.push(got);

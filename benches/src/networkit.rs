@@ -54,6 +54,12 @@ pub struct StaticFinals {
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/peers/networkit_batches.py");
 
+/// The name of the job of `kind` batches of `size` edges: its files'
+/// stem, and what [`NetworKit::compare`] takes.
+pub fn job_name(kind: BatchKind, size: usize) -> String {
+    format!("{}-{size}", kind.as_str())
+}
+
 impl NetworKit {
     /// Whether `python` can import NetworKit; the version if so.
     pub fn version(&self) -> Result<String, String> {
@@ -108,7 +114,7 @@ impl NetworKit {
     ) -> Result<Vec<NetworKitJob>, String> {
         let names: Vec<String> = sizes
             .iter()
-            .map(|(size, _)| format!("{}-{size}", kind.as_str()))
+            .map(|&(size, _)| job_name(kind, size))
             .collect();
         for (name, &(size, repeat)) in names.iter().zip(sizes) {
             let mut batches = Batches::new(input, crate::incremental::batch_seed(size));
